@@ -1,0 +1,111 @@
+# e2trim - discard the free space of an unmounted ext2/ext3/ext4 filesystem
+#
+#   make            build build/e2trim
+#   make demo       install what is missing, build, trim a sample image
+#   make check      install what is missing, build, run every test
+#   make check SANITIZE=1   the same under ASan + UBSan
+#   make valgrind   end-to-end tests under valgrind
+#   make bench      e2trim beside fstrim and e2fsck -E discard (not a test)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+CC ?= cc
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+
+# Debian packages the build and the tests need; `make deps` installs them.
+DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev e2fsprogs pkg-config \
+	   util-linux fdisk
+DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk
+
+ifeq ($(SANITIZE),1)
+B := build-san
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+else
+B := build
+SAN_FLAGS :=
+endif
+
+# Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
+PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err)
+PKG_LIBS = $(shell pkg-config --libs ext2fs com_err)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wno-format-nonliteral
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
+	     $(PKG_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+
+LIB_SRCS := src/gates.c src/open.c src/plan.c src/bitmap.c src/size.c \
+	    src/report.c
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
+BIN := $(B)/e2trim
+
+UNIT_TESTS := test_plan test_size test_gates
+UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
+
+.PHONY: all deps demo check check-unit check-e2e valgrind bench install \
+	uninstall clean images
+
+all: $(BIN)
+
+$(B)/%.o: src/%.c src/*.h | $(B)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BIN): $(B)/e2trim.o $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		$(CMOCKA_LIBS) $(PKG_LIBS)
+
+$(B) $(B)/tests:
+	mkdir -p $@
+
+# Install the Debian packages only when something is missing.
+deps:
+	@missing=; \
+	pkg-config --exists ext2fs com_err cmocka 2>/dev/null || missing=1; \
+	for t in $(DEB_TOOLS); do \
+		PATH="$$PATH:/sbin:/usr/sbin" command -v $$t >/dev/null || missing=1; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing build and test dependencies: $(DEB_PKGS)"; \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "make deps: run as root, or install: $(DEB_PKGS)" >&2; \
+			exit 1; \
+		fi; \
+		apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PKGS); \
+	fi
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@E2TRIM=$(BIN) bash tests/demo.sh
+
+check: deps
+	@$(MAKE) --no-print-directory check-unit check-e2e
+
+check-unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+check-e2e: $(BIN)
+	@E2TRIM=$(CURDIR)/$(BIN) bash tests/e2e/run.sh
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all
+	@E2TRIM_WRAP="valgrind -q --error-exitcode=99 --leak-check=full \
+		--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect" \
+		E2TRIM=$(CURDIR)/$(BIN) bash tests/e2e/run.sh
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/e2trim
+
+clean:
+	rm -rf build build-san

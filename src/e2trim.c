@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * e2trim.c - discard the free space of an unmounted ext2/ext3/ext4
+ *            filesystem, on a block device or in an image file
+ *
+ * The pipeline, one file per stage:
+ *   open.c + gates.c   open the filesystem, refuse anything unsafe
+ *   plan.c + bitmap.c  free runs of the block bitmap -> byte extents
+ *   target.c           BLKDISCARD on a device, punched holes in a file
+ *   report.c           what was done, in fstrim's words
+ * main() parses the command line and maps every outcome to an exit code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <et/com_err.h>
+#include <ext2fs/ext2fs.h>
+
+#include "bitmap.h"
+#include "e2trim.h"
+#include "open.h"
+#include "plan.h"
+#include "report.h"
+#include "size.h"
+
+const char *program_name = "e2trim";
+
+static void __attribute__((__noreturn__)) usage(void)
+{
+	printf("Usage:\n"
+	       " %s [options] <device|image>\n\n"
+	       "Discard the free space of an unmounted ext2/ext3/ext4 filesystem.\n\n"
+	       "Options:\n"
+	       " -o, --offset <num>   the offset in bytes to start discarding from\n"
+	       " -l, --length <num>   the number of bytes to discard\n"
+	       " -m, --minimum <num>  the minimum extent length to discard\n"
+	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
+	       "     --list           print each extent: start and length in bytes\n"
+	       " -f, --force          trim despite an unclean state (not when in use)\n"
+	       " -v, --verbose        print the number of bytes discarded\n"
+	       " -q, --quiet          print nothing but errors\n"
+	       " -h, --help           display this help\n"
+	       " -V, --version        display version\n\n"
+	       "Arguments:\n"
+	       " <num> may be followed by K, M, G, T, P, E (powers of 1024, KiB too)\n"
+	       " or KB, MB, GB ... (powers of 1000).\n\n"
+	       "Exit status:\n"
+	       "  0  success            1  operational error   2  discard unsupported\n"
+	       "  3  usage error       32  interrupted\n"
+	       " 10  mounted or in use         11  not an ext2/3/4 filesystem\n"
+	       " 12  unsupported feature       13  not clean: run e2fsck -f\n"
+	       " 14  journal needs recovery    15  orphan inodes pending\n"
+	       " 16  damaged descriptor/bitmap 17  device smaller than filesystem\n"
+	       " 18  in use by another node (MMP)\n"
+	       " 19  bitmap marks in-use blocks free\n"
+	       " A refusal (10-19) discards nothing.\n\n"
+	       "For more details see e2trim(8).\n", program_name);
+	exit(EXIT_OK);
+}
+
+static void __attribute__((__noreturn__)) bad_usage(const char *fmt,
+						       const char *arg)
+{
+	fprintf(stderr, "%s: ", program_name);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+		program_name);
+	exit(EXIT_USAGE);
+}
+
+static uint64_t size_arg(const char *what, const char *arg)
+{
+	uint64_t val;
+	int rc = parse_size(arg, &val);
+
+	if (rc == -ERANGE)
+		bad_usage("%s: number too large", arg);
+	if (rc)
+		bad_usage(what, arg);
+	return val;
+}
+
+enum { OPT_LIST = 256 };
+
+static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
+{
+	static const struct option longopts[] = {
+		{ "offset",  required_argument, NULL, 'o' },
+		{ "length",  required_argument, NULL, 'l' },
+		{ "minimum", required_argument, NULL, 'm' },
+		{ "dry-run", no_argument,       NULL, 'n' },
+		{ "list",    no_argument,       NULL, OPT_LIST },
+		{ "force",   no_argument,       NULL, 'f' },
+		{ "verbose", no_argument,       NULL, 'v' },
+		{ "quiet",   no_argument,       NULL, 'q' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:l:m:nfvqhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			ctl->start_bytes = size_arg("invalid offset: %s", optarg);
+			break;
+		case 'l':
+			ctl->len_bytes = size_arg("invalid length: %s", optarg);
+			break;
+		case 'm':
+			ctl->minlen_bytes = size_arg("invalid minimum: %s",
+						     optarg);
+			break;
+		case 'n':
+			ctl->dryrun = 1;
+			break;
+		case OPT_LIST:
+			ctl->list = 1;
+			break;
+		case 'f':
+			ctl->force = 1;
+			break;
+		case 'v':
+			ctl->verbose = 1;
+			break;
+		case 'q':
+			ctl->quiet = 1;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			printf("%s %s\n", program_name, E2TRIM_VERSION);
+			exit(EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n",
+				program_name);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind == argc)
+		bad_usage("%s", "no device or image specified");
+	if (optind + 1 < argc)
+		bad_usage("unexpected argument: %s", argv[optind + 1]);
+	ctl->device = argv[optind];
+}
+
+/* FITRIM's rules: the range must start inside and span a whole block. */
+static int check_range(const struct e2trim_control *ctl,
+		       const struct plan_geometry *geo,
+		       const struct plan_range *range)
+{
+	struct plan_blocks blk;
+	char a[HUMAN_SIZE_LEN], b[HUMAN_SIZE_LEN];
+
+	if (!plan_check_range(geo, range, &blk))
+		return EXIT_OK;
+	if (range->len_bytes < geo->block_size)
+		fprintf(stderr, "%s: %s: length must be at least one block "
+			"(%" PRIu32 " bytes)\n", program_name, ctl->device,
+			geo->block_size);
+	else
+		fprintf(stderr, "%s: %s: offset %s is not inside the "
+			"filesystem (%s)\n", program_name, ctl->device,
+			size_to_human(range->start_bytes, a, sizeof(a)),
+			size_to_human(geo->blocks_count * geo->block_size, b,
+				      sizeof(b)));
+	return EXIT_USAGE;
+}
+
+static int emit_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
+{
+	const struct e2trim_control *ctl = priv;
+
+	report_extent(ctl, start_bytes, len_bytes);
+	return 0;
+}
+
+static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+{
+	struct plan_range range = { ctl->start_bytes, ctl->len_bytes,
+				    ctl->minlen_bytes };
+	struct plan_geometry geo;
+	struct plan_source src;
+	struct plan_stats st;
+	errcode_t err;
+	int ret;
+
+	bitmap_geometry(tfs->fs, &geo);
+	bitmap_source(tfs->fs, &src);
+	ret = check_range(ctl, &geo, &range);
+	if (ret)
+		return ret;
+
+	err = plan_run(&geo, &range, &src, emit_extent, (void *)ctl, &st);
+	if (err) {
+		com_err(program_name, err, "while scanning the block bitmap of %s",
+			ctl->device);
+		return EXIT_ERROR;
+	}
+	report_summary(ctl, &st);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct e2trim_control ctl = { .len_bytes = UINT64_MAX };
+	struct e2trim_fs tfs;
+	int ret;
+
+	parse_args(argc, argv, &ctl);
+	add_error_table(&et_ext2_error_table);
+
+	if (!ctl.dryrun) {
+		fprintf(stderr, "%s: trimming is not built yet; use --dry-run\n",
+			program_name);
+		return EXIT_USAGE;
+	}
+
+	ret = e2trim_fs_open(&ctl, &tfs);
+	if (ret)
+		return ret;
+	ret = trim(&ctl, &tfs);
+	e2trim_fs_close(&tfs);
+	return ret;
+}

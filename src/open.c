@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * open.c - open the filesystem and pass every safety gate, or refuse
+ *
+ * Order matters: nothing that is mounted is opened for writing, the device
+ * is claimed (O_EXCL) before its superblock is trusted, and the bitmap is
+ * read only once the superblock and descriptors say it can be believed.
+ * libext2fs opens the filesystem read-only; only MMP, on filesystems that
+ * have it, makes e2trim write the MMP block, exactly as e2fsck does.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include <et/com_err.h>
+
+#include "gates.h"
+#include "open.h"
+
+static int check_not_mounted(const char *device)
+{
+	char mtpt[PATH_MAX + 1] = "";
+	int flags = 0;
+	errcode_t err;
+
+	err = ext2fs_check_mount_point(device, &flags, mtpt, sizeof(mtpt));
+	if (err) {
+		com_err(program_name, err,
+			"while determining whether %s is mounted", device);
+		return EXIT_ERROR;
+	}
+	if (flags & EXT2_MF_MOUNTED) {
+		char detail[PATH_MAX + 32];
+
+		snprintf(detail, sizeof(detail), "mounted on %s", mtpt);
+		return refuse(device, EXIT_IN_USE, detail);
+	}
+	if (flags & EXT2_MF_SWAP)
+		return refuse(device, EXIT_IN_USE, "in use as swap");
+	if (flags & EXT2_MF_BUSY)
+		return refuse(device, EXIT_IN_USE, "busy");
+	return EXIT_OK;
+}
+
+/*
+ * An image attached to a loop device can be mounted through it at any
+ * moment.  Claim every such loop device with O_EXCL for the whole run: if
+ * one is already claimed (mounted, or held by another tool), refuse.
+ */
+static int hold_loop_devices(const char *device, const struct stat *st,
+			     struct e2trim_fs *tfs)
+{
+	char path[PATH_MAX], backing[PATH_MAX];
+	struct dirent *de;
+	struct stat bst;
+	DIR *dir;
+	FILE *f;
+	int ret = EXIT_OK;
+
+	dir = opendir("/sys/block");
+	if (!dir)
+		return EXIT_OK;
+	while (ret == EXIT_OK && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(backing, sizeof(backing), f))
+			backing[0] = '\0';
+		fclose(f);
+		backing[strcspn(backing, "\n")] = '\0';
+		if (stat(backing, &bst) || bst.st_dev != st->st_dev ||
+		    bst.st_ino != st->st_ino)
+			continue;
+
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		if (tfs->nloops == MAX_LOOP_HOLDS) {
+			ret = refuse(device, EXIT_IN_USE,
+				     "attached to too many loop devices");
+			break;
+		}
+		tfs->loop_fds[tfs->nloops] = open(path, O_RDONLY | O_EXCL |
+						  O_CLOEXEC);
+		if (tfs->loop_fds[tfs->nloops] < 0) {
+			char detail[PATH_MAX + 64];
+
+			snprintf(detail, sizeof(detail),
+				 "attached to %s, which is in use", path);
+			ret = refuse(device, EXIT_IN_USE, detail);
+			break;
+		}
+		tfs->nloops++;
+	}
+	closedir(dir);
+	return ret;
+}
+
+static int open_device(const struct e2trim_control *ctl,
+		       struct e2trim_fs *tfs)
+{
+	int mode = ctl->dryrun ? O_RDONLY : O_RDWR;
+	struct stat st;
+
+	if (stat(ctl->device, &st)) {
+		fprintf(stderr, "%s: %s: cannot open: %s\n", program_name,
+			ctl->device, strerror(errno));
+		return EXIT_ERROR;
+	}
+	tfs->is_blkdev = S_ISBLK(st.st_mode);
+	if (!tfs->is_blkdev && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: not a block device or image file\n",
+			program_name, ctl->device);
+		return EXIT_USAGE;
+	}
+
+	/* O_EXCL on a block device fails while it is mounted or claimed. */
+	tfs->fd = open(ctl->device, mode | O_CLOEXEC |
+		       (tfs->is_blkdev ? O_EXCL : 0));
+	if (tfs->fd < 0 && errno == EBUSY)
+		return refuse(ctl->device, EXIT_IN_USE,
+			      "opened exclusively by another program");
+	if (tfs->fd < 0) {
+		fprintf(stderr, "%s: %s: cannot open%s: %s\n", program_name,
+			ctl->device, ctl->dryrun ? "" : " for writing",
+			strerror(errno));
+		return EXIT_ERROR;
+	}
+
+	if (!tfs->is_blkdev) {
+		tfs->size_bytes = st.st_size;
+		return hold_loop_devices(ctl->device, &st, tfs);
+	}
+	if (ioctl(tfs->fd, BLKGETSIZE64, &tfs->size_bytes)) {
+		fprintf(stderr, "%s: %s: cannot get device size: %s\n",
+			program_name, ctl->device, strerror(errno));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* What a failed ext2fs_open2() means for the person running e2trim. */
+static int open_error(const char *device, uint64_t size_bytes, errcode_t err)
+{
+	const char *msg = error_message(err);
+
+	switch (err) {
+	case EXT2_ET_SHORT_READ:
+		/* too small to hold a superblock is simply not ext */
+		if (size_bytes < 2048)
+			return refuse(device, EXIT_NOT_EXT, NULL);
+		return refuse(device, EXIT_TRUNCATED, msg);
+	case EXT2_ET_BAD_MAGIC:
+	case EXT2_ET_REV_TOO_HIGH:
+	case EXT2_ET_UNEXPECTED_BLOCK_SIZE:
+		return refuse(device, EXIT_NOT_EXT, msg);
+	case EXT2_ET_UNSUPP_FEATURE:
+	case EXT2_ET_RO_UNSUPP_FEATURE:
+		return refuse(device, EXIT_FEATURE, msg);
+	case EXT2_ET_MMP_FAILED:
+	case EXT2_ET_MMP_FSCK_ON:
+	case EXT2_ET_MMP_UNKNOWN_SEQ:
+	case EXT2_ET_MMP_CHANGE_ABORT:
+	case EXT2_ET_MMP_MAGIC_INVALID:
+	case EXT2_ET_MMP_BAD_BLOCK:
+	case EXT2_ET_MMP_CSUM_INVALID:
+		return refuse(device, EXIT_MMP, msg);
+	case EXT2_ET_SB_CSUM_INVALID:
+	case EXT2_ET_CORRUPT_SUPERBLOCK:
+	case EXT2_ET_GDESC_READ:
+	case EXT2_ET_GDESC_BAD_BLOCK_MAP:
+	case EXT2_ET_GDESC_BAD_INODE_MAP:
+	case EXT2_ET_GDESC_BAD_INODE_TABLE:
+	case EXT2_ET_BAD_DESC_SIZE:
+	case EXT2_ET_UNKNOWN_CSUM:
+		return refuse(device, EXIT_CORRUPT, msg);
+	default:
+		com_err(program_name, err, "while opening %s", device);
+		return EXIT_ERROR;
+	}
+}
+
+/*
+ * Multi-mount protection.  A real trim takes MMP like e2fsck: libext2fs
+ * starts it on a read-write open (it writes only the MMP block) and stops
+ * it on close.  A dry run writes nothing, so it only reads the MMP block
+ * and refuses unless the last user left it clean.
+ */
+static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+{
+	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
+	errcode_t err;
+
+	err = ext2fs_open2(ctl->device, NULL, flags, 0, 0, unix_io_manager,
+			   &tfs->fs);
+	if (err) {
+		tfs->fs = NULL;
+		return open_error(ctl->device, tfs->size_bytes, err);
+	}
+	if (!ext2fs_has_feature_mmp(tfs->fs->super))
+		return EXIT_OK;
+
+	if (ctl->dryrun) {
+		struct mmp_struct *mmp;
+
+		err = ext2fs_mmp_read(tfs->fs, tfs->fs->super->s_mmp_block,
+				      NULL);
+		if (err)
+			return open_error(ctl->device, tfs->size_bytes, err);
+		mmp = tfs->fs->mmp_buf;
+		if (mmp->mmp_seq != EXT4_MMP_SEQ_CLEAN)
+			return refuse(ctl->device, EXIT_MMP,
+				      mmp->mmp_seq == EXT4_MMP_SEQ_FSCK ?
+				      "e2fsck is running on it" :
+				      "its MMP block is not clean");
+		return EXIT_OK;
+	}
+
+	/* Unknown features are refused before MMP writes anything. */
+	if (gates_check_super(ctl->device, tfs->fs->super, 0) == EXIT_FEATURE)
+		return EXIT_FEATURE;
+	ext2fs_close_free(&tfs->fs);
+	err = ext2fs_open2(ctl->device, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_RW,
+			   0, 0, unix_io_manager, &tfs->fs);
+	if (err) {
+		tfs->fs = NULL;
+		return open_error(ctl->device, tfs->size_bytes, err);
+	}
+	return EXIT_OK;
+}
+
+/* The image or device must hold every block the filesystem claims. */
+static int check_size(const char *device, const struct e2trim_fs *tfs)
+{
+	uint64_t need = ext2fs_blocks_count(tfs->fs->super) *
+			(uint64_t)tfs->fs->blocksize;
+	char detail[128];
+
+	if (tfs->size_bytes >= need)
+		return EXIT_OK;
+	snprintf(detail, sizeof(detail),
+		 "filesystem needs %llu bytes, only %llu are there",
+		 (unsigned long long)need, (unsigned long long)tfs->size_bytes);
+	return refuse(device, EXIT_TRUNCATED, detail);
+}
+
+/*
+ * libext2fs does not verify group descriptor checksums on open, and a
+ * group whose descriptor is bad may carry a BLOCK_UNINIT flag that hides
+ * data: check every one before its bitmap is believed.
+ */
+static int check_descriptors(const char *device, ext2_filsys fs)
+{
+	char detail[96];
+	errcode_t err;
+	dgrp_t g;
+
+	for (g = 0; g < fs->group_desc_count; g++) {
+		if (ext2fs_group_desc_csum_verify(fs, g))
+			continue;
+		snprintf(detail, sizeof(detail),
+			 "group %u descriptor checksum does not match", g);
+		return refuse(device, EXIT_CORRUPT, detail);
+	}
+	err = ext2fs_check_desc(fs);
+	if (err)
+		return refuse(device, EXIT_CORRUPT, error_message(err));
+	return EXIT_OK;
+}
+
+static int read_bitmap(const char *device, ext2_filsys fs)
+{
+	errcode_t err = ext2fs_read_block_bitmap(fs);
+
+	if (!err)
+		return EXIT_OK;
+	if (err == EXT2_ET_BLOCK_BITMAP_CSUM_INVALID)
+		return refuse(device, EXIT_CORRUPT, error_message(err));
+	com_err(program_name, err, "while reading block bitmap of %s", device);
+	return EXIT_ERROR;
+}
+
+int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+{
+	int ret;
+
+	memset(tfs, 0, sizeof(*tfs));
+	tfs->fd = -1;
+
+	ret = check_not_mounted(ctl->device);
+	if (ret == EXIT_OK)
+		ret = open_device(ctl, tfs);
+	if (ret == EXIT_OK)
+		ret = open_fs(ctl, tfs);
+	if (ret == EXIT_OK)
+		ret = gates_check_super(ctl->device, tfs->fs->super,
+					ctl->force);
+	if (ret == EXIT_OK)
+		ret = check_size(ctl->device, tfs);
+	if (ret == EXIT_OK)
+		ret = check_descriptors(ctl->device, tfs->fs);
+	if (ret == EXIT_OK)
+		ret = read_bitmap(ctl->device, tfs->fs);
+	if (ret != EXIT_OK)
+		e2trim_fs_close(tfs);
+	return ret;
+}
+
+void e2trim_fs_close(struct e2trim_fs *tfs)
+{
+	if (tfs->fs) {
+		/*
+		 * e2trim changes no metadata; make sure close writes none
+		 * (it still stops MMP, which is the point of closing).
+		 */
+		tfs->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_CHANGED |
+				    EXT2_FLAG_BB_DIRTY | EXT2_FLAG_IB_DIRTY);
+		ext2fs_close_free(&tfs->fs);
+	}
+	while (tfs->nloops > 0)
+		close(tfs->loop_fds[--tfs->nloops]);
+	if (tfs->fd >= 0)
+		close(tfs->fd);
+	tfs->fd = -1;
+}

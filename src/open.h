@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * open.h - open the filesystem and pass every safety gate, or refuse
+ */
+#ifndef E2TRIM_OPEN_H
+#define E2TRIM_OPEN_H
+
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+#include "e2trim.h"
+
+#define MAX_LOOP_HOLDS 8
+
+struct e2trim_fs {
+	ext2_filsys fs;		/* libext2fs handle, block bitmap read */
+	int fd;			/* our own: O_EXCL on a block device */
+	int is_blkdev;
+	uint64_t size_bytes;	/* of the device or image file */
+	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
+	int nloops;
+};
+
+/*
+ * Open ctl->device, check every gate and read the block bitmap.  Returns
+ * EXIT_OK with @tfs ready, or the exit code after printing why; then
+ * nothing is left open.  For a real trim the device is opened for writing
+ * and, on a block device, held exclusively until e2trim_fs_close().
+ */
+int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs);
+
+void e2trim_fs_close(struct e2trim_fs *tfs);
+
+#endif /* E2TRIM_OPEN_H */

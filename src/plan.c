@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * plan.c - from free runs of blocks to the byte extents that get trimmed
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "plan.h"
+
+int plan_check_range(const struct plan_geometry *geo,
+		     const struct plan_range *range, struct plan_blocks *out)
+{
+	uint64_t bs = geo->block_size, fs_bytes, end_bytes;
+
+	if (bs == 0 || geo->blocks_count == 0 ||
+	    __builtin_mul_overflow(geo->blocks_count, bs, &fs_bytes))
+		return EINVAL;
+	if (range->start_bytes >= fs_bytes || range->len_bytes < bs)
+		return EINVAL;
+
+	/* start + len may wrap for a "to the end" length: saturate */
+	if (__builtin_add_overflow(range->start_bytes, range->len_bytes,
+				   &end_bytes) || end_bytes > fs_bytes)
+		end_bytes = fs_bytes;
+
+	/* Only blocks wholly inside the range: round the start up. */
+	out->first = range->start_bytes / bs + (range->start_bytes % bs != 0);
+	out->end = end_bytes / bs;
+
+	/*
+	 * Blocks below s_first_data_block are not in the bitmap at all: on a
+	 * 1 KiB-block filesystem block 0 holds the boot sector, and the
+	 * superblock starts in block 1.
+	 */
+	if (out->first < geo->first_data_block)
+		out->first = geo->first_data_block;
+	if (out->first > out->end)
+		out->first = out->end;
+	return 0;
+}
+
+struct plan_walk {
+	const struct plan_geometry *geo;
+	uint64_t minlen_bytes;
+	plan_emit_fn emit;
+	void *priv;
+	struct plan_stats *stats;
+};
+
+/* Hand one merged, clipped extent [start, end) of blocks on, or skip it. */
+static int flush_extent(struct plan_walk *w, uint64_t start, uint64_t end)
+{
+	uint64_t start_bytes = start * w->geo->block_size;
+	uint64_t len_bytes = (end - start) * w->geo->block_size;
+
+	if (len_bytes < w->minlen_bytes) {
+		w->stats->skipped_extents++;
+		w->stats->skipped_bytes += len_bytes;
+		return 0;
+	}
+	w->stats->extents++;
+	w->stats->bytes += len_bytes;
+	return w->emit(w->priv, start_bytes, len_bytes);
+}
+
+errcode_t plan_run(const struct plan_geometry *geo,
+		   const struct plan_range *range,
+		   const struct plan_source *src, plan_emit_fn emit,
+		   void *emit_priv, struct plan_stats *stats)
+{
+	struct plan_walk w = { geo, range->minlen_bytes, emit, emit_priv,
+			       stats };
+	struct plan_blocks blk;
+	uint64_t cur_start = 0, cur_end = 0;	/* extent being merged */
+	uint64_t from, run_start, run_end;
+	errcode_t err = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	if (plan_check_range(geo, range, &blk))
+		return EINVAL;
+
+	for (from = blk.first; from < blk.end; from = run_end) {
+		err = src->next_free(src->priv, from, blk.end - 1,
+				     &run_start, &run_end);
+		if (err == ENOENT) {
+			err = 0;
+			break;
+		}
+		if (err)
+			break;
+		/* A bigalloc run starts on a cluster edge, maybe before @from. */
+		if (run_start < from)
+			run_start = from;
+		if (run_end > blk.end)
+			run_end = blk.end;
+		if (run_start >= run_end) {
+			/* a source must make progress; anything else is a bug */
+			err = EFAULT;
+			break;
+		}
+		if (cur_end == run_start && cur_end != 0) {
+			cur_end = run_end;	/* continues across a split */
+			continue;
+		}
+		if (cur_end != 0 && flush_extent(&w, cur_start, cur_end))
+			return -1;
+		cur_start = run_start;
+		cur_end = run_end;
+	}
+	if (!err && cur_end != 0 && flush_extent(&w, cur_start, cur_end))
+		return -1;
+	return err;
+}
