@@ -1,0 +1,58 @@
+#!/bin/bash
+# The dry-run plan of every common layout equals the free extents that
+# dumpe2fs lists, merged across block groups (and widened to whole clusters
+# on bigalloc), with and without a range and a minimum length.
+. "$(dirname "$0")/../lib.sh"
+
+check_layout() {	# name size mke2fs-options...
+	local name=$1 size=$2; shift 2
+	local img="$T/$name.img"
+	mkfs "$img" "$size" "$@"
+	age "$img" 7
+	local bs count fs_bytes
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
+	fs_bytes=$((bs * count))
+
+	run_e2trim -n --list "$img"
+	assert_rc 0 "$name: dry run"
+	oracle_extents "$img" >"$T/want"
+	[ -s "$T/want" ] || fail "$name: oracle found no free space"
+	cmp -s "$OUT" "$T/want" || { diff "$OUT" "$T/want" | head; fail "$name: plan differs from dumpe2fs"; }
+	note "$name: $(wc -l <"$T/want") extents match dumpe2fs"
+
+	# a minimum length: extents of exactly minlen stay, one byte more drops them
+	local m
+	m=$(awk 'NR == 2 {print $2}' "$T/want")
+	for mm in "$m" $((m + 1)); do
+		run_e2trim -n --list -m "$mm" "$img"
+		assert_rc 0 "$name: -m $mm"
+		oracle_extents "$img" "$mm" >"$T/want.m"
+		cmp -s "$OUT" "$T/want.m" || fail "$name: -m $mm differs from dumpe2fs"
+	done
+
+	# ranges that start and end inside extents, unaligned by one byte
+	local o l
+	o=$(( fs_bytes / 3 + 1 )); l=$(( fs_bytes / 4 - 1 ))
+	for r in "$o $l" "$((o - 1)) $((l + 1))" "0 $fs_bytes" "$bs $bs" "$o 99999999999999"; do
+		set -- $r
+		run_e2trim -n --list -o "$1" -l "$2" "$img"
+		assert_rc 0 "$name: -o $1 -l $2"
+		oracle_extents "$img" 0 "$1" "$2" >"$T/want.r"
+		cmp -s "$OUT" "$T/want.r" || { diff "$OUT" "$T/want.r" | head; fail "$name: -o $1 -l $2 differs from dumpe2fs"; }
+	done
+
+	# the -v total is the sum of the extents
+	run_e2trim -n -v "$img"
+	local sum
+	sum=$(awk '{s += $2} END {print s}' "$T/want")
+	assert_grep "($sum bytes) trimmed (dry run)" "$OUT" "$name: -v total"
+}
+
+check_layout ext2-1k 64M -t ext2 -b 1024
+check_layout ext3 96M -t ext3
+check_layout ext4 256M -t ext4
+check_layout ext4-noflex 128M -t ext4 -O ^flex_bg
+check_layout ext4-bigalloc16k 256M -t ext4 -b 1024 -O bigalloc -C 16384
+check_layout ext4-bigalloc64k 512M -t ext4 -O bigalloc -C 65536
+exit 0

@@ -1,0 +1,189 @@
+# shellcheck shell=bash
+# tests/lib.sh - helpers for e2trim's end-to-end tests
+#
+# A test is a bash script tests/e2e/t_*.sh that sources this file, runs
+# like a person's session (make an image, age it, run e2trim, look at the
+# result) and exits 0 (pass), 77 (skip) or anything else (fail).
+# run.sh gives it E2TRIM (the binary) and T (a scratch directory).
+
+set -u
+export PATH="$PATH:/sbin:/usr/sbin"
+: "${E2TRIM:?E2TRIM must name the e2trim binary}"
+: "${T:=$(mktemp -d /tmp/e2trim-test.XXXXXX)}"
+mkdir -p "$T"
+
+# Reproducible mke2fs: fixed time, config, UUID and hash seed.
+export E2FSPROGS_FAKE_TIME=1700000000
+export SOURCE_DATE_EPOCH=1700000000
+export MKE2FS_CONFIG="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mke2fs.conf"
+UUID=5b3c4e0a-6f1d-4f0e-9a51-3c2d7e8f9a10
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+note() { echo "  $*"; }
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (loop devices)"
+	losetup -f >/dev/null 2>&1 || skip "no free loop device"
+}
+
+# e2trim, under $E2TRIM_WRAP (valgrind) when set.  Sets RC, OUT, ERR files.
+run_e2trim() {
+	RC=0
+	# shellcheck disable=SC2086
+	${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" || RC=$?
+	OUT="$T/out"; ERR="$T/err"
+	if [ "$RC" = 99 ] && [ -n "${E2TRIM_WRAP:-}" ]; then
+		cat "$ERR" >&2
+		fail "valgrind reported errors: e2trim $*"
+	fi
+}
+
+assert_rc() {	# expected, then what for
+	[ "$RC" = "$1" ] || { cat "$ERR" >&2; fail "$2: exit $RC, expected $1"; }
+}
+assert_eq() {	# got expected what
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+}
+assert_grep() {	# pattern file what
+	grep -q -- "$1" "$2" || { cat "$2" >&2; fail "$3: no '$1'"; }
+}
+
+# mkfs IMG SIZE [mke2fs options...]: a fresh, reproducible filesystem.
+mkfs() {
+	local img=$1 size=$2; shift 2
+	rm -f "$img"; truncate -s "$size" "$img"
+	mke2fs -q -F -U "$UUID" -E hash_seed="$UUID",nodiscard "$@" "$img" \
+		|| fail "mke2fs $* failed"
+}
+
+# age IMG SEED: write files of many sizes with debugfs, then delete every
+# other one, so free space is fragmented; no root needed.  Every free
+# block is first written once with 0x5a so the image holds real bytes.
+age() {
+	local img=$1 seed=${2:-1} n i sz
+	local cmds="$T/age.cmds" blob="$T/age.blob"
+	fill_free "$img"
+	: >"$cmds"
+	RANDOM=$seed
+	n=60
+	for ((i = 0; i < n; i++)); do
+		sz=$(( (RANDOM % 64 + 1) * (RANDOM % 7 == 0 ? 97 : 3) * 1024 ))
+		head -c "$sz" /dev/zero | tr '\0' '\245' >"$blob.$i"
+		echo "write $blob.$i f$i" >>"$cmds"
+	done
+	for ((i = 0; i < n; i += 2)); do echo "rm f$i" >>"$cmds"; done
+	debugfs -w -f "$cmds" "$img" >/dev/null 2>&1 || fail "debugfs age failed"
+	rm -f "$blob".*
+}
+
+# fill_free IMG: write 0x5a over every free block (allocated in the file).
+fill_free() {
+	local img=$1 bs
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	free_block_ranges "$img" | while read -r a b; do
+		python3 - "$img" "$bs" "$a" "$b" <<'PY'
+import sys
+img, bs, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+with open(img, "r+b") as f:
+    f.seek(a * bs)
+    left = (b - a + 1) * bs
+    chunk = b"\x5a" * (1 << 20)
+    while left > 0:
+        n = min(left, len(chunk)); f.write(chunk[:n]); left -= n
+PY
+	done
+}
+
+# free_block_ranges IMG: "first last" block pairs from dumpe2fs, per group,
+# widened to whole clusters on bigalloc (dumpe2fs prints the first block
+# of the last free cluster).
+free_block_ranges() {
+	dumpe2fs "$1" 2>/dev/null | awk '
+	/^Block count:/ { count = $3 }
+	/^Block size:/ { bs = $3 }
+	/^Cluster size:/ { ratio = $3 / bs }
+	/^  Free blocks: / {
+		sub(/^  Free blocks: /, "")
+		n = split($0, r, /, */)
+		for (i = 1; i <= n; i++) {
+			if (r[i] == "") continue
+			m = split(r[i], ab, "-")
+			a = ab[1]; b = (m == 2) ? ab[2] : ab[1]
+			if (ratio > 1) b = b + ratio - 1
+			if (b > count - 1) b = count - 1
+			print a, b
+		}
+	}'
+}
+
+# oracle_extents IMG [MINLEN [START [LEN]]]: the free extents as e2trim
+# --list prints them ("start length" in bytes), from dumpe2fs alone:
+# merged across groups, clipped to the blocks wholly inside [START,
+# START+LEN), then those shorter than MINLEN dropped.
+oracle_extents() {
+	local img=$1 minlen=${2:-0} start=${3:-0} len=${4:-} bs count
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
+	[ -n "$len" ] || len=$((count * bs))
+	free_block_ranges "$img" | awk -v bs="$bs" -v minlen="$minlen" \
+		-v start="$start" -v len="$len" -v count="$count" '
+	BEGIN {
+		lo = int(start / bs); if (lo * bs < start) lo++
+		hi = int((start + len) / bs) - 1
+		if (hi > count - 1) hi = count - 1
+	}
+	function flush(  a, b) {
+		if (!have) return
+		a = (s < lo) ? lo : s; b = (e > hi) ? hi : e
+		if (a <= b && (b - a + 1) * bs >= minlen)
+			printf "%d %d\n", a * bs, (b - a + 1) * bs
+	}
+	{
+		if (have && $1 == e + 1) { e = $2; next }
+		flush(); s = $1; e = $2; have = 1
+	}
+	END { flush() }'
+}
+
+# used_blocks_digest IMG: md5 of every block the bitmap marks in use.
+used_blocks_digest() {
+	local img=$1 bs count
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
+	free_block_ranges "$img" | python3 -c '
+import sys, hashlib
+img, bs, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+free = [tuple(map(int, l.split())) for l in sys.stdin if l.strip()]
+h = hashlib.md5(); pos = 0
+with open(img, "rb") as f:
+    def take(a, b):
+        f.seek(a * bs); left = (b - a) * bs
+        while left > 0:
+            d = f.read(min(left, 1 << 20)); h.update(d); left -= len(d)
+    for a, b in free:
+        if a > pos: take(pos, a)
+        pos = b + 1
+    if pos < count: take(pos, count)
+print(h.hexdigest())' "$img" "$bs" "$count"
+}
+
+file_md5() { md5sum "$1" | cut -d' ' -f1; }
+alloc_bytes() { echo $(( $(stat -c %b "$1") * 512 )); }
+
+# Loop devices made by a test are detached when it exits.
+LOOPS=()
+MOUNTS=()
+cleanup() {
+	local m l
+	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+loop_attach() {	# IMG -> prints the loop device
+	local l
+	l=$(losetup -f --show "$1") || fail "losetup $1"
+	LOOPS+=("$l")
+	echo "$l"
+}
