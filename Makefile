@@ -40,6 +40,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
 LIB_SRCS := src/gates.c src/open.c src/plan.c src/bitmap.c src/size.c \
+	    src/target.c src/target_blkdev.c src/target_file.c \
 	    src/report.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
 BIN := $(B)/e2trim

@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "report.h"
 #include "size.h"
+#include "target.h"
 
 const char *program_name = "e2trim";
 
@@ -39,6 +40,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -l, --length <num>   the number of bytes to discard\n"
 	       " -m, --minimum <num>  the minimum extent length to discard\n"
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
+	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
+	       " -z, --zeroout        write zeroes instead of discarding\n"
 	       "     --list           print each extent: start and length in bytes\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
 	       " -v, --verbose        print the number of bytes discarded\n"
@@ -93,6 +96,8 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "length",  required_argument, NULL, 'l' },
 		{ "minimum", required_argument, NULL, 'm' },
 		{ "dry-run", no_argument,       NULL, 'n' },
+		{ "secure",  no_argument,       NULL, 's' },
+		{ "zeroout", no_argument,       NULL, 'z' },
 		{ "list",    no_argument,       NULL, OPT_LIST },
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "verbose", no_argument,       NULL, 'v' },
@@ -103,7 +108,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:l:m:nfvqhV", longopts,
+	while ((c = getopt_long(argc, argv, "o:l:m:nszfvqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -118,6 +123,13 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			break;
 		case 'n':
 			ctl->dryrun = 1;
+			break;
+		case 's':
+		case 'z':
+			if (ctl->mode != TRIM_DISCARD)
+				bad_usage("%s", "--secure and --zeroout "
+					  "exclude each other");
+			ctl->mode = c == 's' ? TRIM_SECURE : TRIM_ZEROOUT;
 			break;
 		case OPT_LIST:
 			ctl->list = 1;
@@ -172,18 +184,72 @@ static int check_range(const struct e2trim_control *ctl,
 	return EXIT_USAGE;
 }
 
+struct trim_run {
+	const struct e2trim_control *ctl;
+	struct target target;
+};
+
 static int emit_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
-	const struct e2trim_control *ctl = priv;
+	struct trim_run *run = priv;
 
-	report_extent(ctl, start_bytes, len_bytes);
-	return 0;
+	report_extent(run->ctl, start_bytes, len_bytes);
+	return target_trim(&run->target, start_bytes, len_bytes);
+}
+
+static int open_target(const struct e2trim_control *ctl,
+		       const struct e2trim_fs *tfs, struct target *t)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->name = ctl->device;
+	t->dryrun = ctl->dryrun;
+	if (tfs->is_blkdev)
+		rc = target_blkdev_init(t, tfs->fd, ctl->mode);
+	else
+		rc = target_file_init(t, tfs->fd, ctl->mode);
+	if (rc == -EOPNOTSUPP) {
+		fprintf(stderr, "%s: %s: %s\n", program_name, ctl->device,
+			ctl->mode == TRIM_SECURE && !tfs->is_blkdev ?
+			"--secure works on block devices only" :
+			"the device does not support discard");
+		return EXIT_UNSUPPORTED;
+	}
+	if (rc) {
+		fprintf(stderr, "%s: %s: cannot read discard limits: %s\n",
+			program_name, ctl->device, strerror(-rc));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* A run that stopped before the end: say why and what was done. */
+static int stopped(const struct e2trim_control *ctl, const struct target *t)
+{
+	static const char *const op[] = {
+		[TRIM_DISCARD] = "discard", [TRIM_SECURE] = "secure discard",
+		[TRIM_ZEROOUT] = "zeroout",
+	};
+	char why[160];
+
+	if (!t->error) {
+		report_partial(ctl, t, "interrupted");
+		return EXIT_INTERRUPTED;
+	}
+	snprintf(why, sizeof(why), "%s at byte %" PRIu64 " failed: %s",
+		 op[t->mode], t->error_start, strerror(-t->error));
+	report_partial(ctl, t, why);
+	if (t->error == -EOPNOTSUPP && t->stats.requests == 0)
+		return EXIT_UNSUPPORTED;
+	return EXIT_ERROR;
 }
 
 static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 {
 	struct plan_range range = { ctl->start_bytes, ctl->len_bytes,
 				    ctl->minlen_bytes };
+	struct trim_run run = { .ctl = ctl };
 	struct plan_geometry geo;
 	struct plan_source src;
 	struct plan_stats st;
@@ -193,16 +259,27 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	bitmap_geometry(tfs->fs, &geo);
 	bitmap_source(tfs->fs, &src);
 	ret = check_range(ctl, &geo, &range);
+	if (!ret)
+		ret = open_target(ctl, tfs, &run.target);
 	if (ret)
 		return ret;
 
-	err = plan_run(&geo, &range, &src, emit_extent, (void *)ctl, &st);
+	/* Nothing shorter than the granularity can be freed: say so. */
+	if (range.minlen_bytes < run.target.lim.granularity) {
+		range.minlen_bytes = run.target.lim.granularity;
+		report_minlen_raised(ctl, range.minlen_bytes);
+	}
+
+	target_catch_signals();
+	err = plan_run(&geo, &range, &src, emit_extent, &run, &st);
+	if (err == (errcode_t)-1)
+		return stopped(ctl, &run.target);
 	if (err) {
 		com_err(program_name, err, "while scanning the block bitmap of %s",
 			ctl->device);
 		return EXIT_ERROR;
 	}
-	report_summary(ctl, &st);
+	report_summary(ctl, &st, &run.target);
 	return EXIT_OK;
 }
 
@@ -214,12 +291,6 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &ctl);
 	add_error_table(&et_ext2_error_table);
-
-	if (!ctl.dryrun) {
-		fprintf(stderr, "%s: trimming is not built yet; use --dry-run\n",
-			program_name);
-		return EXIT_USAGE;
-	}
 
 	ret = e2trim_fs_open(&ctl, &tfs);
 	if (ret)

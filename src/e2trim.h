@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "target.h"
+
 #define E2TRIM_VERSION "0.1.0"
 
 /*
@@ -41,6 +43,7 @@ struct e2trim_control {
 	uint64_t start_bytes;	/* -o: start of the range to trim */
 	uint64_t len_bytes;	/* -l: length of the range, UINT64_MAX = to end */
 	uint64_t minlen_bytes;	/* -m: skip free extents shorter than this */
+	enum trim_mode mode;	/* -s, -z: how to give the space back */
 	unsigned int dryrun : 1,
 		     verbose : 1,
 		     quiet : 1,

@@ -7,16 +7,28 @@
 
 #include "e2trim.h"
 #include "plan.h"
+#include "target.h"
 
 /* --list: "<start> <length>" in bytes, one extent per line. */
 void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
 		   uint64_t len_bytes);
 
+/* -v: the minimum was raised to what the device can discard. */
+void report_minlen_raised(const struct e2trim_control *ctl,
+			  uint64_t minlen_bytes);
+
 /*
  * -v: the fstrim line "<device>: 229.9 MiB (241067008 bytes) trimmed",
- * then how many extents that was and what minlen left out.
+ * then extents, requests, and what was left out and why.
  */
 void report_summary(const struct e2trim_control *ctl,
-		    const struct plan_stats *st);
+		    const struct plan_stats *ps, const struct target *t);
+
+/*
+ * A run that stopped early, on stderr whatever -q says: why, and exactly
+ * how much had been trimmed by then.
+ */
+void report_partial(const struct e2trim_control *ctl, const struct target *t,
+		    const char *why);
 
 #endif /* E2TRIM_REPORT_H */

@@ -38,8 +38,8 @@ static uint64_t suffix_multiplier(const char *s)
 
 int parse_size(const char *str, uint64_t *bytes)
 {
-	uint64_t whole = 0, frac = 0, frac_div = 1, mult, res;
-	const char *p = str;
+	uint64_t whole = 0, part = 0, mult, res;
+	const char *p = str, *frac = NULL, *frac_end = NULL, *q;
 
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
@@ -50,13 +50,9 @@ int parse_size(const char *str, uint64_t *bytes)
 	if (*p == '.') {
 		if (!isdigit((unsigned char)*++p))
 			return -EINVAL;
-		/* digits past the 18th cannot matter for a 64-bit result */
-		for (; isdigit((unsigned char)*p); p++) {
-			if (frac_div >= 100000000000000000ULL)
-				continue;
-			frac = frac * 10 + (*p - '0');
-			frac_div *= 10;
-		}
+		for (frac = p; isdigit((unsigned char)*p); p++)
+			;
+		frac_end = p;
 	}
 	if (*p == ' ')
 		p++;
@@ -65,14 +61,15 @@ int parse_size(const char *str, uint64_t *bytes)
 		return -EINVAL;
 	if (__builtin_mul_overflow(whole, mult, &res))
 		return -ERANGE;
-	/* fraction: frac / frac_div of the unit, without overflowing */
-	if (frac) {
-		uint64_t part = mult / frac_div * frac +
-				(mult % frac_div) * frac / frac_div;
-
-		if (__builtin_add_overflow(res, part, &res))
-			return -ERANGE;
-	}
+	/*
+	 * The fraction of the unit, exactly, from its last digit up:
+	 * part = (digit * mult + part) / 10 stays below mult, so below
+	 * 10 * mult <= 10 EiB while it is computed.
+	 */
+	for (q = frac_end; frac && q > frac; q--)
+		part = ((uint64_t)(q[-1] - '0') * mult + part) / 10;
+	if (__builtin_add_overflow(res, part, &res))
+		return -ERANGE;
 	*bytes = res;
 	return 0;
 }

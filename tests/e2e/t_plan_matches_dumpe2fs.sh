@@ -42,10 +42,13 @@ check_layout() {	# name size mke2fs-options...
 		cmp -s "$OUT" "$T/want.r" || { diff "$OUT" "$T/want.r" | head; fail "$name: -o $1 -l $2 differs from dumpe2fs"; }
 	done
 
-	# the -v total is the sum of the extents
+	# the -v total is the sum of the extents, each trimmed inward to the
+	# host filesystem's block (the image is fully allocated by age)
 	run_e2trim -n -v "$img"
-	local sum
-	sum=$(awk '{s += $2} END {print s}' "$T/want")
+	local sum hbs
+	hbs=$(stat -f -c %S "$img")
+	sum=$(awk -v g="$hbs" '{ a = int(($1 + g - 1) / g) * g; b = int(($1 + $2) / g) * g;
+		if (b > a) s += b - a } END {print s + 0}' "$T/want")
 	assert_grep "($sum bytes) trimmed (dry run)" "$OUT" "$name: -v total"
 }
 

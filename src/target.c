@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * target.c - the part of trimming both back ends share
+ *
+ * A device (or a host filesystem) frees space only in whole units of its
+ * discard granularity; a thin pool ignores a smaller or misaligned discard
+ * altogether.  So every extent is first trimmed inward to granularity
+ * boundaries, then split so that no request is larger than the device
+ * accepts in one go, and issued in ascending order.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "target.h"
+
+volatile sig_atomic_t target_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	target_stop = 1;
+}
+
+void target_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * Round [*start, *end) inward to boundaries at align_offset + k * gran.
+ * Returns 0 when nothing whole is left.
+ */
+static int align_inward(const struct target_limits *lim, uint64_t *start,
+			uint64_t *end)
+{
+	uint64_t g = lim->granularity, off = lim->align_offset % g;
+	uint64_t s = *start, e = *end, r;
+
+	if (g <= 1)
+		return s < e;
+	r = (s + g - off % g) % g;	/* (s - off) mod g, without underflow */
+	if (r)
+		s += g - r;
+	r = (e + g - off % g) % g;
+	e -= r;
+	if (s >= e || s < *start)
+		return 0;
+	*start = s;
+	*end = e;
+	return 1;
+}
+
+/* Issue [start, end) in requests of at most max_bytes. */
+static int issue(struct target *t, uint64_t start, uint64_t end)
+{
+	uint64_t max = t->lim.max_bytes, len;
+	int rc;
+
+	/* keep split points on the granularity too */
+	if (max && t->lim.granularity > 1)
+		max -= max % t->lim.granularity;
+	while (start < end) {
+		if (target_stop)
+			return 1;
+		len = end - start;
+		if (max && len > max)
+			len = max;
+		if (!t->dryrun) {
+			rc = t->ops->request(t, start, len);
+			if (rc) {
+				t->error = rc < 0 ? rc : -EIO;
+				t->error_start = start;
+				return t->error;
+			}
+		}
+		t->stats.requests++;
+		t->stats.bytes += len;
+		start += len;
+	}
+	return 0;
+}
+
+/* Trim [start, end), which is already aligned, leaving holes alone. */
+static int trim_data(struct target *t, uint64_t start, uint64_t end)
+{
+	uint64_t ds, de;
+	int rc;
+
+	if (!t->ops->next_data)
+		return issue(t, start, end);
+	while (start < end) {
+		rc = t->ops->next_data(t, start, end, &ds, &de);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			t->stats.sparse_bytes += end - start;
+			return 0;
+		}
+		t->stats.sparse_bytes += ds - start;
+		/* holes and data are in whole host blocks: still aligned */
+		if (!align_inward(&t->lim, &ds, &de)) {
+			start = de;
+			continue;
+		}
+		rc = issue(t, ds, de);
+		if (rc)
+			return rc;
+		start = de;
+	}
+	return 0;
+}
+
+int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
+{
+	uint64_t start = start_bytes, end = start_bytes + len_bytes;
+
+	if (target_stop)
+		return 1;
+	if (!align_inward(&t->lim, &start, &end)) {
+		t->stats.align_extents++;
+		t->stats.align_bytes += len_bytes;
+		return 0;
+	}
+	t->stats.align_bytes += len_bytes - (end - start);
+	return trim_data(t, start, end);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * target.h - what receives the discards: a block device or an image file
+ *
+ * Both back ends sit behind one small interface: limits read once at open,
+ * and request() for one aligned, size-limited range.  Everything else
+ * (trimming inward to the granularity, splitting, skipping holes, counting,
+ * stopping on a signal) is shared in target.c, so a test can put a fake
+ * request() in place and inject faults.
+ */
+#ifndef E2TRIM_TARGET_H
+#define E2TRIM_TARGET_H
+
+#include <signal.h>
+#include <stdint.h>
+
+enum trim_mode {
+	TRIM_DISCARD,		/* BLKDISCARD, or punch a hole */
+	TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
+	TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
+};
+
+struct target_limits {
+	uint64_t granularity;	/* bytes; requests start and end on it */
+	uint64_t align_offset;	/* bytes from offset 0 to the first boundary */
+	uint64_t max_bytes;	/* largest request; 0 = no limit */
+};
+
+struct target_stats {
+	uint64_t requests;	/* requests issued (or, dry run, planned) */
+	uint64_t bytes;		/* bytes those requests covered */
+	uint64_t sparse_bytes;	/* already holes in an image: left alone */
+	uint64_t align_bytes;	/* left at extent edges for alignment */
+	uint64_t align_extents;	/* extents too small once aligned */
+};
+
+struct target;
+
+struct target_ops {
+	/* One request; bytes relative to the start of the filesystem. */
+	int (*request)(struct target *t, uint64_t start_bytes,
+		       uint64_t len_bytes);
+	/*
+	 * Optional: the next data (non-hole) range at or after @start_bytes
+	 * and before @end_bytes, or 1 when there is none.
+	 */
+	int (*next_data)(struct target *t, uint64_t start_bytes,
+			 uint64_t end_bytes, uint64_t *data_start,
+			 uint64_t *data_end);
+};
+
+struct target {
+	const char *name;		/* device or image, for messages */
+	const struct target_ops *ops;
+	int fd;
+	uint64_t base_bytes;		/* where the filesystem starts in fd */
+	enum trim_mode mode;
+	struct target_limits lim;
+	unsigned int dryrun : 1;
+	struct target_stats stats;
+	int error;			/* -errno of the request that failed */
+	uint64_t error_start;		/* and where it was */
+};
+
+/* Set by SIGINT/SIGTERM: the request in flight finishes, no other starts. */
+extern volatile sig_atomic_t target_stop;
+
+/*
+ * Prepare @t over @fd (already open, for writing unless dry run).
+ * Returns 0, -EOPNOTSUPP when the device cannot do @mode at all, or
+ * another -errno.
+ */
+int target_blkdev_init(struct target *t, int fd, enum trim_mode mode);
+int target_file_init(struct target *t, int fd, enum trim_mode mode);
+
+/*
+ * Trim one extent of the plan: inward to the granularity, split at
+ * max_bytes, skipping holes.  Returns 0, 1 when stopped by a signal, or
+ * -errno after a failed request (t->error, t->error_start tell which).
+ */
+int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes);
+
+/* Install the SIGINT/SIGTERM handlers that set target_stop. */
+void target_catch_signals(void);
+
+#endif /* E2TRIM_TARGET_H */
