@@ -63,8 +63,8 @@ int parse_size(const char *str, uint64_t *bytes)
 		return -ERANGE;
 	/*
 	 * The fraction of the unit, exactly, from its last digit up:
-	 * part = (digit * mult + part) / 10 stays below mult, so below
-	 * 10 * mult <= 10 EiB while it is computed.
+	 * part = (digit * mult + part) / 10 keeps part below mult, and
+	 * digit * mult + part < 10 * mult <= 10 EiB fits in 64 bits.
 	 */
 	for (q = frac_end; frac && q > frac; q--)
 		part = ((uint64_t)(q[-1] - '0') * mult + part) / 10;
@@ -90,11 +90,19 @@ char *size_to_human(uint64_t bytes, char *buf, size_t len)
 	}
 	whole = bytes >> (10 * exp);
 	rem = bytes & ((1ULL << (10 * exp)) - 1);
-	/* round the remainder to one decimal: (rem * 10 + half) / unit */
-	tenths = (rem / (1ULL << (10 * exp - 10)) * 10 + 512) / 1024;
+	/*
+	 * Round the remainder to one decimal: (rem * 10 + half) / unit,
+	 * where rem * 10 + half < 10.5 EiB fits in 64 bits.
+	 */
+	tenths = (rem * 10 + (1ULL << (10 * exp - 1))) >> (10 * exp);
 	if (tenths >= 10) {
 		whole++;
 		tenths = 0;
+		/* 1024 of a unit is one of the next: "1 MiB", not "1024 KiB" */
+		if (whole == 1024 && exp < 6) {
+			whole = 1;
+			exp++;
+		}
 	}
 	if (tenths)
 		snprintf(buf, len, "%llu.%llu %s", (unsigned long long)whole,
