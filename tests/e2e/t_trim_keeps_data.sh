@@ -25,6 +25,7 @@ trim_and_check() {
 		b = int(($1 + $2) / g) * g; if (b > a) s += b - a } END {print s + 0}' "$T/plan")
 	[ "$want_bytes" -gt 0 ] || fail "$name: nothing to trim in the test image"
 	alloc_before=$(alloc_bytes "$img")
+	cp --sparse=always "$img" "$T/before.img"
 
 	if [ "$kind" = dev ]; then
 		dev=$(loop_attach "$img")
@@ -42,6 +43,8 @@ trim_and_check() {
 	assert_grep "($want_bytes bytes) trimmed" "$OUT" "$name ($kind): reported bytes"
 
 	assert_eq "$(used_blocks_digest "$img")" "$used_before" "$name ($kind): used blocks changed"
+	python3 "$here/same_outside.py" "$T/before.img" "$img" "$T/plan" "$hbs" >/dev/null ||
+		fail "$name ($kind): bytes outside the planned extents changed"
 	local holes; holes=$(python3 "$here/holes.py" "$img" "$T/plan" "$hbs") ||
 		fail "$name ($kind): $holes"
 	assert_eq "$holes" "$want_bytes" "$name ($kind): bytes verified as holes"
