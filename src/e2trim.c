@@ -264,10 +264,15 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	if (ret)
 		return ret;
 
-	/* Nothing shorter than the granularity can be freed: say so. */
+	/*
+	 * Nothing shorter than the granularity can be freed.  Say so when
+	 * that leaves out free blocks, i.e. the granularity is larger than
+	 * a filesystem block.
+	 */
 	if (range.minlen_bytes < run.target.lim.granularity) {
 		range.minlen_bytes = run.target.lim.granularity;
-		report_minlen_raised(ctl, range.minlen_bytes);
+		if (range.minlen_bytes > geo.block_size)
+			report_minlen_raised(ctl, range.minlen_bytes);
 	}
 
 	target_catch_signals();
