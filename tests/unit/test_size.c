@@ -120,6 +120,11 @@ static void test_parse_range(void **state)
 	parse_fails("16EiB", -ERANGE);
 	parse_fails("19EB", -ERANGE);
 	parse_fails("18446744073709551616", -ERANGE);
+	/* the fraction is what overflows */
+	parse_ok("18.446744073709551615EB", UINT64_MAX);
+	parse_ok("18446744073709551615.9", UINT64_MAX);
+	parse_fails("18.446744073709551616EB", -ERANGE);
+	parse_fails("18.5EB", -ERANGE);
 	parse_fails("99999999999999999999999", -ERANGE);
 }
 
