@@ -39,7 +39,8 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
-LIB_SRCS := src/gates.c src/open.c src/plan.c src/bitmap.c src/size.c \
+LIB_SRCS := src/gates.c src/open.c src/plan.c src/bitmap.c src/bitmap_stream.c \
+	    src/size.c \
 	    src/target.c src/target_blkdev.c src/target_file.c \
 	    src/report.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)

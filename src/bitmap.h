@@ -15,4 +15,21 @@ void bitmap_geometry(ext2_filsys fs, struct plan_geometry *geo);
 /* A plan source over fs->block_map, which must already be read. */
 void bitmap_source(ext2_filsys fs, struct plan_source *src);
 
+/*
+ * The same free runs, read one group at a time: memory is one bitmap
+ * block plus the metadata of BLOCK_UNINIT groups.  See bitmap_stream.c.
+ */
+struct bitmap_stream;
+
+errcode_t bitmap_stream_open(ext2_filsys fs, struct bitmap_stream **out);
+
+/*
+ * Read every group's bitmap once and verify its checksum, so that a bad
+ * one is refused before anything is trimmed.  Sets @bad_group on error.
+ */
+errcode_t bitmap_stream_check(struct bitmap_stream *bs, dgrp_t *bad_group);
+
+void bitmap_stream_source(struct bitmap_stream *bs, struct plan_source *src);
+void bitmap_stream_close(struct bitmap_stream *bs);
+
 #endif /* E2TRIM_BITMAP_H */

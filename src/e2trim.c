@@ -257,7 +257,7 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	int ret;
 
 	bitmap_geometry(tfs->fs, &geo);
-	bitmap_source(tfs->fs, &src);
+	bitmap_stream_source(tfs->stream, &src);
 	ret = check_range(ctl, &geo, &range);
 	if (!ret)
 		ret = open_target(ctl, tfs, &run.target);
@@ -265,15 +265,14 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 		return ret;
 
 	/*
-	 * Nothing shorter than the granularity can be freed.  Say so when
-	 * that leaves out free blocks, i.e. the granularity is larger than
-	 * a filesystem block.
+	 * Nothing shorter than the granularity can be freed: in effect the
+	 * minimum is raised to it.  The target's inward alignment drops such
+	 * extents (and counts them); --list still shows every free extent.
+	 * Say so when that leaves out whole filesystem blocks.
 	 */
-	if (range.minlen_bytes < run.target.lim.granularity) {
-		range.minlen_bytes = run.target.lim.granularity;
-		if (range.minlen_bytes > geo.block_size)
-			report_minlen_raised(ctl, range.minlen_bytes);
-	}
+	if (range.minlen_bytes < run.target.lim.granularity &&
+	    run.target.lim.granularity > geo.block_size)
+		report_minlen_raised(ctl, run.target.lim.granularity);
 
 	target_catch_signals();
 	err = plan_run(&geo, &range, &src, emit_extent, &run, &st);

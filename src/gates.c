@@ -67,11 +67,14 @@ int refuse(const char *device, enum e2trim_exit code, const char *detail)
  * Features: libext2fs already refuses unknown INCOMPAT features on open,
  * but a read-only open accepts unknown RO_COMPAT ones.  Those may change
  * what a bitmap bit means, and discarding is a write, so refuse them too.
- * An external journal device has no block bitmap to trim from.
+ * An external journal device has no block bitmap to trim from.  MMP is
+ * left out of the library's list unless it was built with CONFIG_MMP, but
+ * the installed library does support it.
  */
 static int sb_unknown_features(const struct ext2_super_block *sb)
 {
-	return (sb->s_feature_incompat & ~EXT2_LIB_FEATURE_INCOMPAT_SUPP) ||
+	return (sb->s_feature_incompat & ~(EXT2_LIB_FEATURE_INCOMPAT_SUPP |
+					   EXT4_FEATURE_INCOMPAT_MMP)) ||
 	       (sb->s_feature_ro_compat & ~EXT2_LIB_FEATURE_RO_COMPAT_SUPP) ||
 	       (sb->s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV);
 }

@@ -8,12 +8,14 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
+#include "bitmap.h"
 #include "e2trim.h"
 
 #define MAX_LOOP_HOLDS 8
 
 struct e2trim_fs {
-	ext2_filsys fs;		/* libext2fs handle, block bitmap read */
+	ext2_filsys fs;		/* libext2fs handle */
+	struct bitmap_stream *stream;	/* its block bitmap, group by group */
 	int fd;			/* our own: O_EXCL on a block device */
 	int is_blkdev;
 	uint64_t size_bytes;	/* of the device or image file */
@@ -22,7 +24,7 @@ struct e2trim_fs {
 };
 
 /*
- * Open ctl->device, check every gate and read the block bitmap.  Returns
+ * Open ctl->device, check every gate and every block bitmap's checksum.  Returns
  * EXIT_OK with @tfs ready, or the exit code after printing why; then
  * nothing is left open.  For a real trim the device is opened for writing
  * and, on a block device, held exclusively until e2trim_fs_close().
