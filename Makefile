@@ -103,6 +103,10 @@ valgrind: deps
 		--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect" \
 		E2TRIM=$(CURDIR)/$(BIN) bash tests/e2e/run.sh
 
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@E2TRIM=$(CURDIR)/$(BIN) bash tests/bench.sh
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
 

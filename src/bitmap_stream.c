@@ -19,6 +19,7 @@
  * That metadata is collected once, with libext2fs's own
  * ext2fs_reserve_super_and_bgd(), into a sparse (rbtree) bitmap.
  */
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 
@@ -98,17 +99,29 @@ static errcode_t read_group(struct bitmap_stream *bs, dgrp_t g)
 	return 0;
 }
 
-/* First bit in [from, end) equal to @want, or @end. */
+/*
+ * First bit in [from, end) equal to @want, or @end.  Bit i of the map is
+ * bit (i % 8) of byte i / 8 (little-endian bit order, as on disk), so a
+ * little-endian 64-bit load sees bits in order; whole words that cannot
+ * hold the bit are skipped.
+ */
 static uint64_t find_bit(const unsigned char *map, uint64_t from,
 			 uint64_t end, int want)
 {
-	const unsigned char skip = want ? 0x00 : 0xff;
+	uint64_t word;
 
 	while (from < end) {
-		if ((from & 7) == 0 && from + 8 <= end &&
-		    map[from >> 3] == skip) {
-			from += 8;
-			continue;
+		if ((from & 63) == 0 && from + 64 <= end) {
+			memcpy(&word, map + (from >> 3), sizeof(word));
+			word = le64toh(word);
+			if (!want)
+				word = ~word;
+			if (!word) {
+				from += 64;
+				continue;
+			}
+			from += __builtin_ctzll(word);
+			return from < end ? from : end;
 		}
 		if (!!(map[from >> 3] & (1 << (from & 7))) == want)
 			return from;
@@ -229,10 +242,40 @@ errcode_t bitmap_stream_open(ext2_filsys fs, struct bitmap_stream **out)
 	return 0;
 }
 
+/*
+ * Ask the kernel to read every bitmap block ahead, in runs of contiguous
+ * blocks: through a loop device or on a disk, thousands of synchronous
+ * single-block reads would otherwise cost more than the whole plan.
+ */
+static void readahead_bitmaps(struct bitmap_stream *bs)
+{
+	ext2_filsys fs = bs->fs;
+	blk64_t start = 0, n = 0, blk;
+	dgrp_t g;
+
+	for (g = 0; g < fs->group_desc_count; g++) {
+		if (group_is_uninit(fs, g))
+			continue;
+		blk = ext2fs_block_bitmap_loc(fs, g);
+		if (n && blk == start + n) {
+			n++;
+			continue;
+		}
+		if (n)
+			io_channel_cache_readahead(fs->io, start, n);
+		start = blk;
+		n = 1;
+	}
+	if (n)
+		io_channel_cache_readahead(fs->io, start, n);
+}
+
 errcode_t bitmap_stream_check(struct bitmap_stream *bs, dgrp_t *bad_group)
 {
 	errcode_t err;
 	dgrp_t g;
+
+	readahead_bitmaps(bs);
 
 	for (g = 0; g < bs->fs->group_desc_count; g++) {
 		err = read_group(bs, g);
