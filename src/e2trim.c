@@ -276,15 +276,20 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 
 	target_catch_signals();
 	err = plan_run(&geo, &range, &src, emit_extent, &run, &st);
-	if (err == (errcode_t)-1)
-		return stopped(ctl, &run.target);
-	if (err) {
+	/* requests still in flight finish, whatever stopped the plan */
+	target_finish(&run.target);
+	if (err == (errcode_t)-1 || run.target.error)
+		ret = stopped(ctl, &run.target);
+	else if (err) {
 		com_err(program_name, err, "while scanning the block bitmap of %s",
 			ctl->device);
-		return EXIT_ERROR;
+		report_partial(ctl, &run.target, "stopped");
+		ret = EXIT_ERROR;
+	} else {
+		report_summary(ctl, &st, &run.target);
 	}
-	report_summary(ctl, &st, &run.target);
-	return EXIT_OK;
+	target_close(&run.target);
+	return ret;
 }
 
 int main(int argc, char **argv)

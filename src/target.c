@@ -57,6 +57,30 @@ static int align_inward(const struct target_limits *lim, uint64_t *start,
 	return 1;
 }
 
+void target_complete(struct target *t, uint64_t start_bytes,
+		     uint64_t len_bytes, int res)
+{
+	if (res == 0) {
+		t->stats.requests++;
+		t->stats.bytes += len_bytes;
+	} else if (!t->error) {
+		t->error = res < 0 ? res : -EIO;
+		t->error_start = start_bytes;
+	}
+}
+
+static int issue_one(struct target *t, uint64_t start, uint64_t len)
+{
+	if (t->dryrun) {
+		target_complete(t, start, len, 0);
+		return 0;
+	}
+	if (t->ops->submit)
+		return t->ops->submit(t, start, len);
+	target_complete(t, start, len, t->ops->request(t, start, len));
+	return t->error;
+}
+
 /* Issue [start, end) in requests of at most max_bytes. */
 static int issue(struct target *t, uint64_t start, uint64_t end)
 {
@@ -72,16 +96,9 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 		len = end - start;
 		if (max && len > max)
 			len = max;
-		if (!t->dryrun) {
-			rc = t->ops->request(t, start, len);
-			if (rc) {
-				t->error = rc < 0 ? rc : -EIO;
-				t->error_start = start;
-				return t->error;
-			}
-		}
-		t->stats.requests++;
-		t->stats.bytes += len;
+		rc = issue_one(t, start, len);
+		if (rc)
+			return rc;
 		start += len;
 	}
 	return 0;
@@ -130,4 +147,18 @@ int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
 	}
 	t->stats.align_bytes += len_bytes - (end - start);
 	return trim_data(t, start, end);
+}
+
+int target_finish(struct target *t)
+{
+	if (!t->dryrun && t->ops && t->ops->finish)
+		return t->ops->finish(t);
+	return t->error;
+}
+
+void target_close(struct target *t)
+{
+	if (t->ops && t->ops->close)
+		t->ops->close(t);
+	t->priv = NULL;
 }

@@ -37,9 +37,18 @@ struct target_stats {
 struct target;
 
 struct target_ops {
-	/* One request; bytes relative to the start of the filesystem. */
+	/* One request, synchronously; bytes from the filesystem's start. */
 	int (*request)(struct target *t, uint64_t start_bytes,
 		       uint64_t len_bytes);
+	/*
+	 * Optional, asynchronous: queue one request and return at once
+	 * (waiting only for a free slot).  Each completion is reported with
+	 * target_complete(); finish() waits for all of them.  Both return
+	 * t->error.
+	 */
+	int (*submit)(struct target *t, uint64_t start_bytes,
+		      uint64_t len_bytes);
+	int (*finish)(struct target *t);
 	/*
 	 * Optional: the next data (non-hole) range at or after @start_bytes
 	 * and before @end_bytes, or 1 when there is none.
@@ -47,18 +56,20 @@ struct target_ops {
 	int (*next_data)(struct target *t, uint64_t start_bytes,
 			 uint64_t end_bytes, uint64_t *data_start,
 			 uint64_t *data_end);
+	void (*close)(struct target *t);
 };
 
 struct target {
 	const char *name;		/* device or image, for messages */
 	const struct target_ops *ops;
+	void *priv;			/* the back end's own state */
 	int fd;
 	uint64_t base_bytes;		/* where the filesystem starts in fd */
 	enum trim_mode mode;
 	struct target_limits lim;
 	unsigned int dryrun : 1;
-	struct target_stats stats;
-	int error;			/* -errno of the request that failed */
+	struct target_stats stats;	/* requests that completed */
+	int error;			/* -errno of the first that failed */
 	uint64_t error_start;		/* and where it was */
 };
 
@@ -74,11 +85,28 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode);
 int target_file_init(struct target *t, int fd, enum trim_mode mode);
 
 /*
+ * Switch a block device target to io_uring discards, with @sync_ops as
+ * the fallback.  -EOPNOTSUPP when not built in or not possible.
+ */
+int target_uring_init(struct target *t, const struct target_ops *sync_ops);
+
+/*
  * Trim one extent of the plan: inward to the granularity, split at
  * max_bytes, skipping holes.  Returns 0, 1 when stopped by a signal, or
- * -errno after a failed request (t->error, t->error_start tell which).
+ * the -errno of a failed request (t->error, t->error_start tell which).
+ * With an asynchronous back end a failure may only show in a later call
+ * or in target_finish().
  */
 int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes);
+
+/* Wait for every request in flight; returns t->error (0 if none failed). */
+int target_finish(struct target *t);
+
+/* Account for one completed request: @res is 0 or -errno. */
+void target_complete(struct target *t, uint64_t start_bytes,
+		     uint64_t len_bytes, int res);
+
+void target_close(struct target *t);
 
 /* Install the SIGINT/SIGTERM handlers that set target_stop. */
 void target_catch_signals(void);

@@ -102,5 +102,8 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 		t->lim.granularity = lbs;
 	/* bytes from this device's (or partition's) start to a boundary */
 	t->lim.align_offset = sysfs_u64(st.st_rdev, "discard_alignment");
+	/* many discards in flight where the kernel can; else one by one */
+	if (!t->dryrun)
+		target_uring_init(t, &blkdev_ops);
 	return 0;
 }
