@@ -9,8 +9,11 @@ Only the Python standard library is used.
   fixtool.py age-script IMG SEED FRACTION DIR [extents]
         print a debugfs script that writes files (blobs made in DIR) until
         about FRACTION of the free space is used, then removes about half
-        of them, punches holes into some of the rest (and, with "extents",
-        fallocates a few), so the free space ends up fragmented
+        of them and punches holes into some of the rest (with "extents",
+        fallocates some holes again), so the free space ends up fragmented
+  fixtool.py edge-files IMG MAX
+        print debugfs "rm" commands for up to MAX files that run across a
+        block group edge, so that the free space they leave crosses it
   fixtool.py fill-free IMG BYTE
         write BYTE over every free block (dumpe2fs "Free blocks:")
   fixtool.py fill-range IMG OFFSET LENGTH BYTE
@@ -159,16 +162,50 @@ def cmd_age_script(img, seed, fraction, blobdir, extents=""):
             out.append(f"rm {name}")
         else:
             kept.append((name, nblk))
-    # holes inside surviving files: short free runs next to used blocks
+    # holes inside surviving files: short free runs next to used blocks;
+    # with extents, some holes get unwritten extents again (allocated,
+    # so not free, though they read as zeros)
+    n = 0
     for name, nblk in kept:
         if nblk >= 8 and rng.randrange(4) == 0:
             a = rng.randrange(1, nblk - 4)
-            out.append(f"punch {name} {a} {a + rng.randrange(0, 3)}")
-    if extents:
-        # unwritten extents past EOF: allocated, so not free
-        for name, nblk in kept[::7]:
-            out.append(f"fallocate {name} {nblk} {nblk + rng.randint(1, 8)}")
+            b = a + rng.randrange(0, 3)
+            out.append(f"punch {name} {a} {b}")
+            n += 1
+            if extents and n % 3 == 0:
+                out.append(f"fallocate {name} {a} {b}")
     print("\n".join(out))
+
+
+def debugfs_r(img, request):
+    return subprocess.run(["debugfs", "-R", request, img], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def cmd_edge_files(img, most):
+    hdr = dumpe2fs(img, header=True)
+    field = lambda f: int(re.search(rf"^{f}:\s+(\d+)", hdr, re.M).group(1))
+    count, fdb = field("Block count"), field("First block")
+    bpg = field("Blocks per group")
+    edges = list(range(fdb + bpg, count, bpg))
+    if not edges:
+        return
+    out = debugfs_r(img, "icheck " + " ".join(f"{e - 1} {e}" for e in edges))
+    owner = {}
+    for line in out.splitlines():
+        m = re.match(r"^(\d+)\s+(\d+)$", line.strip())
+        if m:
+            owner[int(m.group(1))] = int(m.group(2))
+    done = []
+    for e in edges:
+        ino = owner.get(e - 1)
+        if ino and ino > 11 and owner.get(e) == ino and ino not in done:
+            done.append(ino)
+            if len(done) == int(most):
+                break
+    for ino in done:
+        path = debugfs_r(img, f"ncheck {ino}").splitlines()[-1].split()[-1]
+        print(f"rm /{path.lstrip('/')}")
 
 
 def cmd_mmp(img, seq, nodename, bdevname):
@@ -233,6 +270,7 @@ def cmd_xfs(img, size):
 
 COMMANDS = {
     "age-script": cmd_age_script,
+    "edge-files": cmd_edge_files,
     "fill-free": cmd_fill_free,
     "fill-range": cmd_fill_range,
     "mmp": cmd_mmp,
