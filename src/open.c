@@ -189,7 +189,7 @@ static int open_error(const char *device, uint64_t size_bytes, errcode_t err)
 	}
 }
 
-/* Dry run: read the MMP block only, and refuse unless it is clean. */
+/* Read the MMP block only, and refuse unless it is clean. */
 static int check_mmp_clean(const char *device, struct e2trim_fs *tfs)
 {
 	struct mmp_struct *mmp;
@@ -213,13 +213,14 @@ static int check_mmp_clean(const char *device, struct e2trim_fs *tfs)
 /*
  * Multi-mount protection.  A real trim takes MMP like e2fsck: libext2fs
  * starts it on a read-write open (it writes only the MMP block) and stops
- * it on close.  A dry run writes nothing, so it only reads the MMP block
- * and refuses unless the last user left it clean.
+ * it on close.  A dry run writes nothing, so it only reads the MMP block.
+ * Either way e2trim refuses unless the last user left it clean.
  */
 static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
 	errcode_t err;
+	int ret;
 
 	err = ext2fs_open2(ctl->device, NULL, flags, 0, 0, unix_io_manager,
 			   &tfs->fs);
@@ -235,8 +236,14 @@ static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	if (!ext2fs_has_feature_mmp(tfs->fs->super))
 		return EXIT_OK;
 
-	if (ctl->dryrun)
-		return check_mmp_clean(ctl->device, tfs);
+	/*
+	 * A sequence that is not "clean" means a node holds the filesystem
+	 * or died holding it.  libext2fs would take over a dead node's
+	 * filesystem after waiting; that is e2fsck's job, so refuse.
+	 */
+	ret = check_mmp_clean(ctl->device, tfs);
+	if (ret || ctl->dryrun)
+		return ret;
 
 	/* Unknown features are refused before MMP writes anything. */
 	if (gates_check_super(ctl->device, tfs->fs->super, 0) == EXIT_FEATURE)

@@ -178,6 +178,12 @@ cleanup() {
 	local m l
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	# loop_attach runs in $(...), so LOOPS misses those: find them by file
+	losetup -n -l -O NAME,BACK-FILE 2>/dev/null | awk -v t="$T/" \
+		'index($2, t) == 1 {print $1}' | while read -r l; do
+		umount "$l" 2>/dev/null
+		losetup -d "$l" 2>/dev/null
+	done
 	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
