@@ -14,7 +14,8 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 
 # Debian packages the build and the tests need; `make deps` installs them.
-DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev e2fsprogs pkg-config \
+DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
+	   e2fsprogs pkg-config \
 	   util-linux fdisk
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk
 
@@ -29,9 +30,9 @@ endif
 
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
 # liburing is optional: without it block devices get one ioctl at a time.
-PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err) \
+PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid) \
 	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING)
-PKG_LIBS = $(shell pkg-config --libs ext2fs com_err) \
+PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
 	   $(shell pkg-config --libs liburing 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
 
@@ -42,7 +43,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
-LIB_SRCS := src/gates.c src/open.c src/plan.c src/bitmap.c src/bitmap_stream.c \
+LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c src/bitmap.c src/bitmap_stream.c \
 	    src/size.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/report.c
@@ -73,7 +74,7 @@ $(B) $(B)/tests:
 # Install the Debian packages only when something is missing.
 deps:
 	@missing=; \
-	pkg-config --exists ext2fs com_err cmocka liburing 2>/dev/null || missing=1; \
+	pkg-config --exists ext2fs com_err blkid cmocka liburing 2>/dev/null || missing=1; \
 	for t in $(DEB_TOOLS); do \
 		PATH="$$PATH:/sbin:/usr/sbin" command -v $$t >/dev/null || missing=1; \
 	done; \

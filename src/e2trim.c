@@ -39,6 +39,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -o, --offset <num>   the offset in bytes to start discarding from\n"
 	       " -l, --length <num>   the number of bytes to discard\n"
 	       " -m, --minimum <num>  the minimum extent length to discard\n"
+	       " -p, --partition <N>  the filesystem is partition N of this disk image\n"
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
 	       " -z, --zeroout        write zeroes instead of discarding\n"
@@ -87,6 +88,18 @@ static uint64_t size_arg(const char *what, const char *arg)
 	return val;
 }
 
+static unsigned int partition_arg(const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || n < 1 || n > 4096)
+		bad_usage("invalid partition number: %s", arg);
+	return n;
+}
+
 enum { OPT_LIST = 256 };
 
 static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
@@ -95,6 +108,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "offset",  required_argument, NULL, 'o' },
 		{ "length",  required_argument, NULL, 'l' },
 		{ "minimum", required_argument, NULL, 'm' },
+		{ "partition", required_argument, NULL, 'p' },
 		{ "dry-run", no_argument,       NULL, 'n' },
 		{ "secure",  no_argument,       NULL, 's' },
 		{ "zeroout", no_argument,       NULL, 'z' },
@@ -108,7 +122,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:l:m:nszfvqhV", longopts,
+	while ((c = getopt_long(argc, argv, "o:l:m:p:nszfvqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -120,6 +134,9 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		case 'm':
 			ctl->minlen_bytes = size_arg("invalid minimum: %s",
 						     optarg);
+			break;
+		case 'p':
+			ctl->partition = partition_arg(optarg);
 			break;
 		case 'n':
 			ctl->dryrun = 1;
@@ -205,6 +222,7 @@ static int open_target(const struct e2trim_control *ctl,
 	memset(t, 0, sizeof(*t));
 	t->name = ctl->device;
 	t->dryrun = ctl->dryrun;
+	t->base_bytes = tfs->offset_bytes;
 	if (tfs->is_blkdev)
 		rc = target_blkdev_init(t, tfs->fd, ctl->mode);
 	else

@@ -44,6 +44,7 @@ struct e2trim_control {
 	uint64_t len_bytes;	/* -l: length of the range, UINT64_MAX = to end */
 	uint64_t minlen_bytes;	/* -m: skip free extents shorter than this */
 	enum trim_mode mode;	/* -s, -z: how to give the space back */
+	unsigned int partition;	/* -p: partition number in an image, or 0 */
 	unsigned int dryrun : 1,
 		     verbose : 1,
 		     quiet : 1,

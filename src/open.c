@@ -23,6 +23,7 @@
 
 #include "gates.h"
 #include "open.h"
+#include "partition.h"
 
 static int check_not_mounted(const char *device)
 {
@@ -148,6 +149,42 @@ static int open_device(const struct e2trim_control *ctl,
 	return EXIT_OK;
 }
 
+/*
+ * --partition N: the filesystem lives inside a whole-disk image.  Every
+ * read libext2fs makes and every hole e2trim punches is shifted by the
+ * partition's start, and the partition's end is the end of the device.
+ */
+static int locate_partition(const struct e2trim_control *ctl,
+			    struct e2trim_fs *tfs)
+{
+	uint64_t start, size;
+
+	if (tfs->is_blkdev) {
+		fprintf(stderr, "%s: %s: --partition is for image files; give "
+			"the partition's own device (such as /dev/sdb1)\n",
+			program_name, ctl->device);
+		return EXIT_USAGE;
+	}
+	if (partition_locate(ctl->device, tfs->fd, ctl->partition, &start,
+			     &size))
+		return EXIT_NOT_EXT;
+	if (start >= tfs->size_bytes)
+		return refuse(ctl->device, EXIT_TRUNCATED,
+			      "the partition starts past the end of the image");
+	if (size > tfs->size_bytes - start)
+		size = tfs->size_bytes - start;
+	tfs->offset_bytes = start;
+	tfs->size_bytes = size;
+	snprintf(tfs->io_options, sizeof(tfs->io_options), "offset=%llu",
+		 (unsigned long long)start);
+	return EXIT_OK;
+}
+
+static const char *io_options(const struct e2trim_fs *tfs)
+{
+	return tfs->io_options[0] ? tfs->io_options : NULL;
+}
+
 /* What a failed ext2fs_open2() means for the person running e2trim. */
 static int open_error(const char *device, uint64_t size_bytes, errcode_t err)
 {
@@ -222,7 +259,8 @@ static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	errcode_t err;
 	int ret;
 
-	err = ext2fs_open2(ctl->device, NULL, flags, 0, 0, unix_io_manager,
+	err = ext2fs_open2(ctl->device, io_options(tfs), flags, 0, 0,
+			   unix_io_manager,
 			   &tfs->fs);
 	if (err) {
 		tfs->fs = NULL;
@@ -249,8 +287,9 @@ static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	if (gates_check_super(ctl->device, tfs->fs->super, 0) == EXIT_FEATURE)
 		return EXIT_FEATURE;
 	ext2fs_close_free(&tfs->fs);
-	err = ext2fs_open2(ctl->device, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_RW,
-			   0, 0, unix_io_manager, &tfs->fs);
+	err = ext2fs_open2(ctl->device, io_options(tfs),
+			   EXT2_FLAG_64BITS | EXT2_FLAG_RW, 0, 0, unix_io_manager,
+			   &tfs->fs);
 	if (err) {
 		tfs->fs = NULL;
 		return open_error(ctl->device, tfs->size_bytes, err);
@@ -374,6 +413,8 @@ int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	ret = check_not_mounted(ctl->device);
 	if (ret == EXIT_OK)
 		ret = open_device(ctl, tfs);
+	if (ret == EXIT_OK && ctl->partition)
+		ret = locate_partition(ctl, tfs);
 	if (ret == EXIT_OK)
 		ret = open_fs(ctl, tfs);
 	if (ret == EXIT_OK)

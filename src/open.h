@@ -18,7 +18,9 @@ struct e2trim_fs {
 	struct bitmap_stream *stream;	/* its block bitmap, group by group */
 	int fd;			/* our own: O_EXCL on a block device */
 	int is_blkdev;
-	uint64_t size_bytes;	/* of the device or image file */
+	uint64_t size_bytes;	/* of the device, image or partition */
+	uint64_t offset_bytes;	/* where the filesystem starts (partition) */
+	char io_options[40];	/* "offset=N" for libext2fs, or empty */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
 	int nloops;
 };

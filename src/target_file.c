@@ -65,7 +65,10 @@ int target_file_init(struct target *t, int fd, enum trim_mode mode)
 	t->fd = fd;
 	t->mode = mode;
 	t->lim.granularity = sfs.f_bsize > 0 ? (uint64_t)sfs.f_bsize : 1;
-	t->lim.align_offset = 0;
+	/* host blocks start at file offset 0, not at the partition's start */
+	t->lim.align_offset = (t->lim.granularity -
+			       t->base_bytes % t->lim.granularity) %
+			      t->lim.granularity;
 	t->lim.max_bytes = 0;
 	return 0;
 }
