@@ -49,6 +49,8 @@ static int align_inward(const struct target_limits *lim, uint64_t *start,
 	if (r)
 		s += g - r;
 	r = (e + g - off % g) % g;
+	if (r > e)
+		return 0;	/* ends before the first boundary */
 	e -= r;
 	if (s >= e || s < *start)
 		return 0;
