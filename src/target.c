@@ -89,9 +89,16 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 	uint64_t max = t->lim.max_bytes, len;
 	int rc;
 
-	/* keep split points on the granularity too */
-	if (max && t->lim.granularity > 1)
+	/*
+	 * Keep split points on the granularity too.  No aligned request can
+	 * meet a maximum below it: then one granularity at a time, rather
+	 * than (max rounded down to 0) no limit at all.
+	 */
+	if (max && t->lim.granularity > 1) {
 		max -= max % t->lim.granularity;
+		if (!max)
+			max = t->lim.granularity;
+	}
 	while (start < end) {
 		if (target_stop)
 			return 1;
