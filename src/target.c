@@ -116,7 +116,7 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 /* Trim [start, end), which is already aligned, leaving holes alone. */
 static int trim_data(struct target *t, uint64_t start, uint64_t end)
 {
-	uint64_t ds, de;
+	uint64_t ds, de, a, b;
 	int rc;
 
 	if (!t->ops->next_data)
@@ -130,15 +130,21 @@ static int trim_data(struct target *t, uint64_t start, uint64_t end)
 			return 0;
 		}
 		t->stats.sparse_bytes += ds - start;
-		/* holes and data are in whole host blocks: still aligned */
-		if (!align_inward(&t->lim, &ds, &de)) {
-			start = de;
+		start = de;
+		/*
+		 * Holes and data come in whole host blocks, so this is still
+		 * aligned; where it is not, the report still adds up.
+		 */
+		a = ds;
+		b = de;
+		if (!align_inward(&t->lim, &a, &b)) {
+			t->stats.align_bytes += de - ds;
 			continue;
 		}
-		rc = issue(t, ds, de);
+		t->stats.align_bytes += (de - ds) - (b - a);
+		rc = issue(t, a, b);
 		if (rc)
 			return rc;
-		start = de;
 	}
 	return 0;
 }
