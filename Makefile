@@ -50,7 +50,7 @@ LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c src/bitmap.c src/b
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
 BIN := $(B)/e2trim
 
-UNIT_TESTS := test_plan test_size test_gates
+UNIT_TESTS := test_plan test_size test_gates test_target
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench install \
