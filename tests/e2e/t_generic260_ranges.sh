@@ -1,0 +1,52 @@
+#!/bin/bash
+# FITRIM's argument rules, as xfstests generic/260 checks them for fstrim,
+# on an image (dry runs: the plan is what is being checked).
+. "$(dirname "$0")/../lib.sh"
+
+img="$T/g.img"
+mkfs "$img" 1G -t ext4 -b 4096 -g 32768
+# every free block allocated in the file, so a dry run counts it all
+fill_free "$img"
+bs=4096
+count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
+fs=$((bs * count))
+free=$(( $(dumpe2fs -h "$img" 2>/dev/null | awk '/^Free blocks:/ {print $3}') * bs ))
+trimmed() { sed -n 's/.*(\([0-9]*\) bytes) trimmed.*/\1/p' "$OUT"; }
+
+run_e2trim -n -v -o "$fs" "$img"
+assert_rc 3 "start at the end of the filesystem"
+assert_grep "not inside the filesystem" "$ERR" "start past the end message"
+run_e2trim -n -v -o $((fs + 1048576)) "$img"
+assert_rc 3 "start beyond the end"
+run_e2trim -n -v -o 18446744073709551615 "$img"
+assert_rc 3 "start = 2^64-1"
+run_e2trim -n -v -o 18446744073709551615 -l 1M "$img"
+assert_rc 3 "start = 2^64-1 with a length"
+run_e2trim -n -v -l 4095 "$img"
+assert_rc 3 "length shorter than a block"
+
+run_e2trim -n -v "$img"
+assert_rc 0 "default length"
+all=$(trimmed)
+assert_eq "$all" "$free" "default length trims every free byte (dumpe2fs Free blocks)"
+run_e2trim -n -v -o 10M "$img"
+assert_rc 0 "-o 10M"
+t=$(trimmed)
+[ "$t" -gt $((fs / 2)) ] && [ "$t" -le "$fs" ] ||
+	fail "-o 10M trimmed $t bytes, not between half and all of $fs"
+run_e2trim -n -v -l $((fs * 4)) "$img"
+assert_rc 0 "length beyond the end"
+assert_eq "$(trimmed)" "$all" "a length past the end is cut to the end"
+run_e2trim -n -v -o 1M -l 18446744073709551615 "$img"
+assert_rc 0 "start + length overflowing 64 bits"
+
+# no 32-bit overflow: (2^32 + 1) * 32768 * 4096 wraps to 32768 * 4096 in
+# 32 bits, which would be inside this filesystem
+big=$(( (4294967296 + 1) * 32768 * 4096 ))
+run_e2trim -n -v -o "$big" "$img"
+assert_rc 3 "start = (2^32+1)*32768*4096"
+run_e2trim -n -v -l "$big" "$img"
+assert_rc 0 "length = (2^32+1)*32768*4096"
+t=$(trimmed)
+[ "$t" -gt $((fs / 2)) ] || fail "length (2^32+1)*32768*4096 trimmed only $t bytes"
+exit 0
