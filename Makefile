@@ -44,7 +44,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
 LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c src/bitmap.c src/bitmap_stream.c \
-	    src/size.c \
+	    src/size.c src/verify.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/report.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "size.h"
 #include "target.h"
+#include "verify.h"
 
 const char *program_name = "e2trim";
 
@@ -44,6 +45,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
 	       " -z, --zeroout        write zeroes instead of discarding\n"
 	       "     --list           print each extent: start and length in bytes\n"
+	       "     --no-verify      trust the bitmap, skip checking who uses each block;\n"
+	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
 	       " -v, --verbose        print the number of bytes discarded\n"
 	       " -q, --quiet          print nothing but errors\n"
@@ -100,7 +103,7 @@ static unsigned int partition_arg(const char *arg)
 	return n;
 }
 
-enum { OPT_LIST = 256 };
+enum { OPT_LIST = 256, OPT_NO_VERIFY };
 
 static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 {
@@ -113,6 +116,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "secure",  no_argument,       NULL, 's' },
 		{ "zeroout", no_argument,       NULL, 'z' },
 		{ "list",    no_argument,       NULL, OPT_LIST },
+		{ "no-verify", no_argument,     NULL, OPT_NO_VERIFY },
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "quiet",   no_argument,       NULL, 'q' },
@@ -150,6 +154,9 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			break;
 		case OPT_LIST:
 			ctl->list = 1;
+			break;
+		case OPT_NO_VERIFY:
+			ctl->no_verify = 1;
 			break;
 		case 'f':
 			ctl->force = 1;
@@ -277,6 +284,9 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	bitmap_geometry(tfs->fs, &geo);
 	bitmap_stream_source(tfs->stream, &src);
 	ret = check_range(ctl, &geo, &range);
+	/* before the target is opened: a refusal must trim nothing */
+	if (!ret && !ctl->no_verify)
+		ret = verify_free_space(ctl, tfs->fs, &src, &geo);
 	if (!ret)
 		ret = open_target(ctl, tfs, &run.target);
 	if (ret)

@@ -49,7 +49,9 @@ struct e2trim_control {
 		     verbose : 1,
 		     quiet : 1,
 		     force : 1,
-		     list : 1;
+		     list : 1,
+		     no_verify : 1;	/* trust the bitmap: --no-verify, or
+					   whatever just proved it (e2fsck -f) */
 };
 
 extern const char *program_name;

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * verify.h - never trust a bitmap blindly: check who owns the free space
+ */
+#ifndef E2TRIM_VERIFY_H
+#define E2TRIM_VERIFY_H
+
+#include <ext2fs/ext2fs.h>
+
+#include "e2trim.h"
+#include "plan.h"
+
+/*
+ * Mark every block that an in-use inode or the filesystem's own metadata
+ * references, then walk every free run that @src yields over the whole
+ * filesystem and make sure none of them holds such a block.  Nothing is
+ * written.  Returns EXIT_OK, or the exit code after printing why:
+ * EXIT_UNVERIFIED (referenced blocks are marked free), EXIT_CORRUPT (an
+ * inode or its block map cannot be followed), EXIT_ERROR (read error, no
+ * memory).
+ */
+int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
+		      const struct plan_source *src,
+		      const struct plan_geometry *geo);
+
+#endif /* E2TRIM_VERIFY_H */
