@@ -12,12 +12,17 @@ CC ?= cc
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/e2trim
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# initramfs-tools and dracut look only here, whatever PREFIX is
+INITRAMFSDIR ?= /usr/share/initramfs-tools
+DRACUTDIR ?= /usr/lib/dracut/modules.d
 
 # Debian packages the build and the tests need; `make deps` installs them.
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
-	   util-linux fdisk
-DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk
+	   util-linux fdisk shellcheck groff-base busybox
+DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -43,14 +48,14 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
-LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c src/bitmap.c src/bitmap_stream.c \
+LIB_SRCS := src/gates.c src/open.c src/partition.c src/fsck.c src/plan.c src/bitmap.c src/bitmap_stream.c \
 	    src/size.c src/verify.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/report.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
 BIN := $(B)/e2trim
 
-UNIT_TESTS := test_plan test_size test_gates test_target
+UNIT_TESTS := test_plan test_size test_gates test_target test_fsck
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench install \
@@ -111,11 +116,33 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@E2TRIM=$(CURDIR)/$(BIN) bash tests/bench.sh
 
+# Everything `make install` puts in place, and `make uninstall` removes.
+INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
+	    $(INITRAMFSDIR)/hooks/e2trim \
+	    $(INITRAMFSDIR)/scripts/local-premount/e2trim \
+	    $(DRACUTDIR)/90e2trim/module-setup.sh \
+	    $(DRACUTDIR)/90e2trim/e2trim-pre-mount.sh \
+	    $(UNITDIR)/e2trim@.service
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
+	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8
+	install -D -m 0644 src/e2trim.conf $(DESTDIR)$(DOCDIR)/e2trim.conf
+	install -D -m 0755 src/initramfs-tools/hooks/e2trim \
+		$(DESTDIR)$(INITRAMFSDIR)/hooks/e2trim
+	install -D -m 0755 src/initramfs-tools/scripts/local-premount/e2trim \
+		$(DESTDIR)$(INITRAMFSDIR)/scripts/local-premount/e2trim
+	install -D -m 0755 -t $(DESTDIR)$(DRACUTDIR)/90e2trim \
+		src/dracut/90e2trim/module-setup.sh \
+		src/dracut/90e2trim/e2trim-pre-mount.sh
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/sbin/e2trim|$(SBINDIR)/e2trim|' src/systemd/e2trim@.service \
+		>$(DESTDIR)$(UNITDIR)/e2trim@.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/e2trim@.service
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/e2trim
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(DRACUTDIR)/90e2trim $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build build-san

@@ -4,6 +4,7 @@
  *            filesystem, on a block device or in an image file
  *
  * The pipeline, one file per stage:
+ *   fsck.c             --fsck: e2fsck first, before anything is opened
  *   open.c + gates.c   open the filesystem, refuse anything unsafe
  *   plan.c + bitmap.c  free runs of the block bitmap -> byte extents
  *   target.c           BLKDISCARD on a device, punched holes in a file
@@ -22,6 +23,7 @@
 
 #include "bitmap.h"
 #include "e2trim.h"
+#include "fsck.h"
 #include "open.h"
 #include "plan.h"
 #include "report.h"
@@ -48,6 +50,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "     --no-verify      trust the bitmap, skip checking who uses each block;\n"
 	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
+	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
+	       "                      exits 0 or 1; with -n, e2fsck runs with -n\n"
 	       " -v, --verbose        print the number of bytes discarded\n"
 	       " -q, --quiet          print nothing but errors\n"
 	       " -h, --help           display this help\n"
@@ -64,7 +68,9 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 16  damaged descriptor/bitmap 17  device smaller than filesystem\n"
 	       " 18  in use by another node (MMP)\n"
 	       " 19  bitmap marks in-use blocks free\n"
-	       " A refusal (10-19) discards nothing.\n\n"
+	       " 20  e2fsck (--fsck) wants a reboot first\n"
+	       " 21  e2fsck left errors, failed, or could not run\n"
+	       " A refusal (10-21) discards nothing.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
 	exit(EXIT_OK);
 }
@@ -103,7 +109,7 @@ static unsigned int partition_arg(const char *arg)
 	return n;
 }
 
-enum { OPT_LIST = 256, OPT_NO_VERIFY };
+enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK };
 
 static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 {
@@ -117,6 +123,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "zeroout", no_argument,       NULL, 'z' },
 		{ "list",    no_argument,       NULL, OPT_LIST },
 		{ "no-verify", no_argument,     NULL, OPT_NO_VERIFY },
+		{ "fsck",    optional_argument, NULL, OPT_FSCK },
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "quiet",   no_argument,       NULL, 'q' },
@@ -157,6 +164,12 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			break;
 		case OPT_NO_VERIFY:
 			ctl->no_verify = 1;
+			break;
+		case OPT_FSCK:
+			if (optarg && strcmp(optarg, "force"))
+				bad_usage("invalid --fsck argument: %s "
+					  "(only --fsck=force)", optarg);
+			ctl->fsck = optarg ? FSCK_FORCE : FSCK_PREEN;
 			break;
 		case 'f':
 			ctl->force = 1;
@@ -329,6 +342,15 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &ctl);
 	add_error_table(&et_ext2_error_table);
 
+	/* e2fsck first, alone: the open below trusts nothing from before */
+	if (ctl.fsck != FSCK_NONE) {
+		ret = fsck_run(&ctl);
+		if (ret)
+			return ret;
+		/* e2fsck -f has just checked every block the bitmap frees */
+		if (ctl.fsck == FSCK_FORCE)
+			ctl.no_verify = 1;
+	}
 	ret = e2trim_fs_open(&ctl, &tfs);
 	if (ret)
 		return ret;

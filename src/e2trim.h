@@ -17,7 +17,8 @@
 
 /*
  * Exit codes.  0-3 are the usual outcomes; 10-19 are refusals, and a
- * refusal always means that nothing was discarded.  The same table is in
+ * refusal always means that nothing was discarded; so do 20 and 21, when
+ * e2fsck (--fsck) stopped the run.  The same table is in
  * README.md, e2trim --help and e2trim(8): change all of them together.
  */
 enum e2trim_exit {
@@ -35,7 +36,16 @@ enum e2trim_exit {
 	EXIT_TRUNCATED = 17,	/* device or image smaller than the filesystem */
 	EXIT_MMP = 18,		/* multi-mount protection: in use elsewhere */
 	EXIT_UNVERIFIED = 19,	/* bitmap marks blocks free that are in use */
+	EXIT_FSCK_REBOOT = 20,	/* e2fsck exited 2 or 3: reboot first */
+	EXIT_FSCK_FAILED = 21,	/* e2fsck exited 4 or more, or could not run */
 	EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
+};
+
+/* --fsck: run e2fsck before the filesystem is opened */
+enum fsck_mode {
+	FSCK_NONE = 0,		/* no: the gates alone decide */
+	FSCK_PREEN,		/* --fsck: e2fsck -p */
+	FSCK_FORCE,		/* --fsck=force: e2fsck -f -p */
 };
 
 struct e2trim_control {
@@ -45,6 +55,7 @@ struct e2trim_control {
 	uint64_t minlen_bytes;	/* -m: skip free extents shorter than this */
 	enum trim_mode mode;	/* -s, -z: how to give the space back */
 	unsigned int partition;	/* -p: partition number in an image, or 0 */
+	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
 	unsigned int dryrun : 1,
 		     verbose : 1,
 		     quiet : 1,

@@ -431,6 +431,23 @@ int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	return ret;
 }
 
+int e2trim_fs_probe(const struct e2trim_control *ctl, uint64_t *offset_bytes)
+{
+	struct e2trim_fs tfs;
+	int ret;
+
+	memset(&tfs, 0, sizeof(tfs));
+	tfs.fd = -1;
+	ret = check_not_mounted(ctl->device);
+	if (ret == EXIT_OK)
+		ret = open_device(ctl, &tfs);
+	if (ret == EXIT_OK && ctl->partition)
+		ret = locate_partition(ctl, &tfs);
+	*offset_bytes = tfs.offset_bytes;
+	e2trim_fs_close(&tfs);
+	return ret;
+}
+
 void e2trim_fs_close(struct e2trim_fs *tfs)
 {
 	bitmap_stream_close(tfs->stream);

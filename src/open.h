@@ -33,6 +33,15 @@ struct e2trim_fs {
  */
 int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs);
 
+/*
+ * Only the first steps of e2trim_fs_open(), for --fsck before e2fsck runs:
+ * refuse a device or image that is in use or cannot be opened, and find
+ * where the filesystem starts (--partition: *@offset_bytes, else 0).
+ * Returns EXIT_OK or the exit code after printing why; nothing is left
+ * open either way, so that e2fsck can have the device to itself.
+ */
+int e2trim_fs_probe(const struct e2trim_control *ctl, uint64_t *offset_bytes);
+
 void e2trim_fs_close(struct e2trim_fs *tfs);
 
 #endif /* E2TRIM_OPEN_H */

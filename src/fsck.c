@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fsck.c - --fsck: e2fsck repairs the filesystem before it is trimmed
+ *
+ * e2fsck runs first and alone: e2trim holds nothing open while it runs,
+ * and opens the filesystem only after e2fsck has exited.  Of e2fsck's
+ * work only the exit code is believed; the open then passes every gate
+ * afresh, as if e2fsck had never run.  A check that leaves errors behind,
+ * or wants a reboot, stops the run before anything is discarded.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsck.h"
+#include "open.h"
+
+extern char **environ;
+
+enum e2trim_exit fsck_verdict(int code)
+{
+	if (code & ~(FSCK_NONDESTRUCT | FSCK_REBOOT))
+		return EXIT_FSCK_FAILED;
+	if (code & FSCK_REBOOT)
+		return EXIT_FSCK_REBOOT;
+	return EXIT_OK;
+}
+
+const char *fsck_describe(int code, char *buf, size_t len)
+{
+	static const struct {
+		int bit;
+		const char *what;
+	} bits[] = {
+		{ FSCK_NONDESTRUCT, "errors corrected" },
+		{ FSCK_REBOOT, "reboot needed" },
+		{ FSCK_UNCORRECTED, "errors left uncorrected" },
+		{ FSCK_ERROR, "operational error" },
+		{ FSCK_USAGE, "usage error" },
+		{ FSCK_CANCELED, "cancelled" },
+		{ FSCK_LIBRARY, "shared library error" },
+	};
+	size_t i, n = 0;
+	int known = 0;
+
+	buf[0] = '\0';
+	if (code == 0) {
+		snprintf(buf, len, "clean");
+		return buf;
+	}
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		known |= bits[i].bit;
+		if (!(code & bits[i].bit) || n >= len)
+			continue;
+		n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+			      bits[i].what);
+	}
+	if ((code & ~known) && n < len)
+		snprintf(buf + n, len - n, "%sunknown status", n ? ", " : "");
+	return buf;
+}
+
+void fsck_argv(const struct e2trim_control *ctl, const char *prog,
+	       const char *target, const char *argv[FSCK_ARGV_MAX])
+{
+	int n = 0;
+
+	argv[n++] = prog;
+	if (ctl->fsck == FSCK_FORCE)
+		argv[n++] = "-f";
+	/* a dry run changes nothing, e2fsck's part included */
+	argv[n++] = ctl->dryrun ? "-n" : "-p";
+	argv[n++] = target;
+	argv[n] = NULL;
+}
+
+/*
+ * Start @argv[0] (a name looked up in PATH, or a path) with its standard
+ * output on our standard error, and wait for it.  Returns 0 with
+ * @status set, or -errno when it could not be started.
+ */
+static int spawn_wait(const char *argv[], int *status)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc;
+
+	fflush(stdout);
+	fflush(stderr);
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc)
+		return -rc;
+	rc = posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
+					      STDOUT_FILENO);
+	if (!rc)
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL,
+				  (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return -rc;
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+int fsck_run(const struct e2trim_control *ctl)
+{
+	const char *argv[FSCK_ARGV_MAX];
+	const char *prog = getenv("E2FSCK");
+	enum e2trim_exit verdict;
+	char what[128], target[PATH_MAX + 32];
+	uint64_t offset_bytes;
+	int i, rc, status, code;
+
+	/*
+	 * A device that is in use is e2trim's refusal (10), never e2fsck's
+	 * business: e2fsck -p on a filesystem mounted through a loop device
+	 * would repair it under the kernel's feet.
+	 */
+	rc = e2trim_fs_probe(ctl, &offset_bytes);
+	if (rc)
+		return rc;
+	if (!prog || !*prog)
+		prog = "e2fsck";
+	/* --partition: e2fsck reads "image?offset=N" as libext2fs does */
+	if (offset_bytes)
+		rc = snprintf(target, sizeof(target), "%s?offset=%llu",
+			      ctl->device, (unsigned long long)offset_bytes);
+	else
+		rc = snprintf(target, sizeof(target), "%s", ctl->device);
+	if (rc < 0 || (size_t)rc >= sizeof(target)) {
+		fprintf(stderr, "%s: %s: name too long\n", program_name,
+			ctl->device);
+		return EXIT_USAGE;
+	}
+	fsck_argv(ctl, prog, target, argv);
+	if (ctl->verbose && !ctl->quiet) {
+		fprintf(stderr, "%s: running", program_name);
+		for (i = 0; argv[i]; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fputc('\n', stderr);
+	}
+
+	rc = spawn_wait(argv, &status);
+	if (rc) {
+		fprintf(stderr, "%s: %s: cannot run %s: %s; nothing trimmed\n",
+			program_name, ctl->device, prog, strerror(-rc));
+		return EXIT_FSCK_FAILED;
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "%s: %s: e2fsck was killed by signal %d (%s); "
+			"nothing trimmed; run e2fsck -f by hand\n",
+			program_name, ctl->device, WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+		return EXIT_FSCK_FAILED;
+	}
+	code = WEXITSTATUS(status);
+	verdict = fsck_verdict(code);
+	if (verdict == EXIT_OK)
+		return EXIT_OK;
+	fprintf(stderr, "%s: %s: e2fsck exited with %d (%s); nothing trimmed; "
+		"%s\n", program_name, ctl->device, code,
+		fsck_describe(code, what, sizeof(what)),
+		verdict == EXIT_FSCK_REBOOT ?
+		"reboot, then run e2trim again" : "run e2fsck -f by hand");
+	return verdict;
+}

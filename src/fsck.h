@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fsck.h - --fsck: e2fsck repairs the filesystem before it is trimmed
+ */
+#ifndef E2TRIM_FSCK_H
+#define E2TRIM_FSCK_H
+
+#include <stddef.h>
+
+#include "e2trim.h"
+
+/* e2fsck(8)'s exit status: a sum of these bits. */
+enum {
+	FSCK_NONDESTRUCT = 1,	/* errors corrected */
+	FSCK_REBOOT = 2,	/* errors corrected, system should be rebooted */
+	FSCK_UNCORRECTED = 4,	/* errors left uncorrected */
+	FSCK_ERROR = 8,		/* operational error */
+	FSCK_USAGE = 16,	/* usage or syntax error */
+	FSCK_CANCELED = 32,	/* cancelled by user request */
+	FSCK_LIBRARY = 128,	/* shared library error */
+};
+
+/*
+ * What e2fsck's exit status @code means for the trim: EXIT_OK (0 or 1,
+ * go on), EXIT_FSCK_REBOOT (2 or 3) or EXIT_FSCK_FAILED (4 and above).
+ */
+enum e2trim_exit fsck_verdict(int code);
+
+/* @code in words, "errors left uncorrected, operational error"; @buf. */
+const char *fsck_describe(int code, char *buf, size_t len);
+
+/*
+ * The command line for @prog: "@prog [-f] -p|-n @target", @target being
+ * the device, or "image?offset=N" for a partition.  @argv has room for
+ * FSCK_ARGV_MAX pointers, the last one NULL.
+ */
+#define FSCK_ARGV_MAX 5
+void fsck_argv(const struct e2trim_control *ctl, const char *prog,
+	       const char *target, const char *argv[FSCK_ARGV_MAX]);
+
+/*
+ * Run e2fsck ($E2FSCK, or the e2fsck on PATH) on ctl->device (on its
+ * partition, with --partition) and wait for it; its output goes to
+ * e2trim's standard error.  A device in use is refused first, and e2fsck
+ * does not run.  Returns EXIT_OK when the filesystem may be opened now
+ * (e2fsck exited 0 or 1), or the exit code after saying why: 10 or any
+ * other refusal of the device itself, EXIT_FSCK_REBOOT, EXIT_FSCK_FAILED.
+ * Nothing e2fsck did is trusted beyond that: every gate runs again on
+ * open.
+ */
+int fsck_run(const struct e2trim_control *ctl);
+
+#endif /* E2TRIM_FSCK_H */

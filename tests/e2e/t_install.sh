@@ -1,0 +1,71 @@
+#!/bin/bash
+# make install with DESTDIR (and PREFIX) puts every file in place with
+# the right mode: the binary, the man page, the example config, the
+# initramfs-tools hook and script, the dracut module, the systemd unit
+# (its ExecStart names the installed binary); the installed man page
+# renders; systemd-analyze verifies the unit, and a mount unit with the
+# drop-in e2trim(8) documents, in the installed tree.  make uninstall
+# removes every file again.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+# mode path...: each file is there, with that mode
+installed() {
+	local mode=$1 f; shift
+	for f in "$@"; do
+		[ -f "$f" ] || fail "not installed: $f"
+		[ "$(stat -c %a "$f")" = "$mode" ] || fail "$f: mode $(stat -c %a "$f"), want $mode"
+	done
+}
+
+for prefix in /usr/local /usr; do
+	root="$T/root$prefix"
+	make -s -C "$top" install DESTDIR="$root" PREFIX="$prefix" >"$T/make.out" 2>&1 ||
+		{ cat "$T/make.out"; fail "make install PREFIX=$prefix"; }
+	p=$root$prefix
+	installed 755 "$p/sbin/e2trim" \
+		"$root/usr/share/initramfs-tools/hooks/e2trim" \
+		"$root/usr/share/initramfs-tools/scripts/local-premount/e2trim" \
+		"$root/usr/lib/dracut/modules.d/90e2trim/module-setup.sh" \
+		"$root/usr/lib/dracut/modules.d/90e2trim/e2trim-pre-mount.sh"
+	installed 644 "$p/share/man/man8/e2trim.8" "$p/share/doc/e2trim/e2trim.conf" \
+		"$p/lib/systemd/system/e2trim@.service"
+	"$p/sbin/e2trim" --version | grep -q "^e2trim " || fail "installed e2trim does not run"
+	assert_grep "^ExecStart=$prefix/sbin/e2trim " "$p/lib/systemd/system/e2trim@.service" \
+		"unit's ExecStart, PREFIX=$prefix"
+	cmp -s "$p/share/man/man8/e2trim.8" "$top/src/e2trim.8" || fail "man page differs"
+	if command -v man >/dev/null; then
+		MANWIDTH=80 man --warnings -l "$p/share/man/man8/e2trim.8" >"$T/man.txt" 2>"$T/man.err" ||
+			fail "man -l failed"
+		[ ! -s "$T/man.err" ] || { cat "$T/man.err"; fail "man -l warnings"; }
+		assert_grep "EXIT STATUS" "$T/man.txt" "rendered man page"
+	fi
+	note "PREFIX=$prefix: every file in place; the man page renders"
+
+	if command -v systemd-analyze >/dev/null; then
+		d="$root/etc/systemd/system"
+		mkdir -p "$d/mnt-data.mount.d"
+		printf '[Mount]\nWhat=/dev/sdb1\nWhere=/mnt/data\nType=ext4\n' >"$d/mnt-data.mount"
+		# the drop-in of e2trim(8), BOOT
+		printf '[Unit]\nWants=e2trim@dev-sdb1.service\nAfter=e2trim@dev-sdb1.service\n' \
+			>"$d/mnt-data.mount.d/e2trim.conf"
+		[ "$(systemd-escape --path /dev/sdb1)" = dev-sdb1 ] || fail "systemd-escape"
+		MANPATH="$p/share/man" systemd-analyze verify --root="$root" \
+			e2trim@dev-sdb1.service mnt-data.mount >"$T/verify.out" 2>&1 ||
+			{ cat "$T/verify.out"; fail "systemd-analyze verify, PREFIX=$prefix"; }
+		[ ! -s "$T/verify.out" ] || { cat "$T/verify.out"; fail "systemd-analyze verify said something"; }
+		rm -rf "$d"
+		note "PREFIX=$prefix: systemd-analyze verify: unit, mount and drop-in clean"
+	else
+		note "systemd-analyze not installed: the unit is not verified"
+	fi
+
+	make -s -C "$top" uninstall DESTDIR="$root" PREFIX="$prefix" >"$T/make.out" 2>&1 ||
+		{ cat "$T/make.out"; fail "make uninstall PREFIX=$prefix"; }
+	left=$(find "$root" -type f)
+	[ -z "$left" ] || fail "make uninstall left: $left"
+	[ ! -e "$root/usr/lib/dracut/modules.d/90e2trim" ] || fail "90e2trim/ left behind"
+	note "PREFIX=$prefix: make uninstall removed every file"
+done
+exit 0
