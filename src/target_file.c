@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -28,29 +30,55 @@ static int file_request(struct target *t, uint64_t start_bytes,
 	return 0;
 }
 
+/*
+ * The last data segment SEEK_DATA/SEEK_HOLE found, [ds, de) in file bytes.
+ * The plan asks in ascending order and punching only turns data into
+ * holes behind the position asked for, so one lookup answers every
+ * extent up to de: on an image that is sparse already, most extents cost
+ * no system call at all.
+ */
+struct file_state {
+	off_t ds, de;
+	int valid;
+};
+
 static int file_next_data(struct target *t, uint64_t start_bytes,
 			  uint64_t end_bytes, uint64_t *data_start,
 			  uint64_t *data_end)
 {
-	off_t base = t->base_bytes, ds, de;
+	struct file_state *fst = t->priv;
+	off_t base = t->base_bytes, pos = base + start_bytes;
+	off_t lim = base + end_bytes;
 
-	ds = lseek(t->fd, base + start_bytes, SEEK_DATA);
-	if (ds < 0)
-		return errno == ENXIO ? 1 : -errno;	/* hole to EOF */
-	if ((uint64_t)(ds - base) >= end_bytes)
+	if (!fst->valid || pos >= fst->de) {
+		fst->ds = lseek(t->fd, pos, SEEK_DATA);
+		if (fst->ds < 0) {
+			if (errno != ENXIO)
+				return -errno;
+			fst->ds = fst->de = INT64_MAX;	/* hole to EOF */
+		} else {
+			fst->de = lseek(t->fd, fst->ds, SEEK_HOLE);
+			if (fst->de < 0)
+				return -errno;
+		}
+		fst->valid = 1;
+	}
+	if (fst->ds >= lim)
 		return 1;
-	de = lseek(t->fd, ds, SEEK_HOLE);
-	if (de < 0)
-		return -errno;
-	*data_start = ds - base;
-	*data_end = (uint64_t)(de - base) < end_bytes ? (uint64_t)(de - base) :
-						       end_bytes;
+	*data_start = (fst->ds > pos ? fst->ds : pos) - base;
+	*data_end = (fst->de < lim ? fst->de : lim) - base;
 	return 0;
+}
+
+static void file_close(struct target *t)
+{
+	free(t->priv);
 }
 
 static const struct target_ops file_ops = {
 	.request = file_request,
 	.next_data = file_next_data,
+	.close = file_close,
 };
 
 int target_file_init(struct target *t, int fd, enum trim_mode mode)
@@ -61,6 +89,9 @@ int target_file_init(struct target *t, int fd, enum trim_mode mode)
 		return -EOPNOTSUPP;
 	if (fstatfs(fd, &sfs))
 		return -errno;
+	t->priv = calloc(1, sizeof(struct file_state));
+	if (!t->priv)
+		return -ENOMEM;
 	t->ops = &file_ops;
 	t->fd = fd;
 	t->mode = mode;
