@@ -6,6 +6,7 @@
 #   make check SANITIZE=1   the same under ASan + UBSan
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard (not a test)
+#   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) long
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC ?= cc
@@ -58,7 +59,7 @@ BIN := $(B)/e2trim
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench install \
+.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \
 	uninstall clean images
 
 all: $(BIN)
@@ -116,6 +117,29 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@E2TRIM=$(CURDIR)/$(BIN) bash tests/bench.sh
 
+# libFuzzer needs clang; every object is built again with its coverage.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 120
+FB := build-fuzz
+FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -fno-omit-frame-pointer \
+	      -fsanitize=address,undefined -fno-sanitize-recover=all \
+	      -D_FILE_OFFSET_BITS=64 $(PKG_CFLAGS)
+FUZZ_OBJS := $(LIB_SRCS:src/%.c=$(FB)/%.o)
+
+$(FB)/%.o: src/%.c src/*.h | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FB)/fuzz_open_plan: tests/fuzz/fuzz_open_plan.c $(FUZZ_OBJS) | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< \
+		$(FUZZ_OBJS) $(PKG_LIBS)
+
+$(FB):
+	mkdir -p $@
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FB)/fuzz_open_plan
+	@bash tests/fuzz/run.sh $(FB)/fuzz_open_plan $(FUZZ_SECONDS)
+
 # Everything `make install` puts in place, and `make uninstall` removes.
 INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
 	    $(INITRAMFSDIR)/hooks/e2trim \
@@ -145,4 +169,4 @@ uninstall:
 	rmdir $(DESTDIR)$(DRACUTDIR)/90e2trim $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,42 @@
+#!/bin/bash
+# tests/fuzz/run.sh FUZZER SECONDS - make fuzz: seed the corpus with every
+# fixture in images/ (packed, see pack.py), fuzz for SECONDS, then say how
+# many inputs ran and what was found.  The corpus and the findings stay in
+# the fuzzer's directory between runs; a finding is turned into a
+# regression image with
+#   E2TRIM_FUZZ_SAVE=images/fuzz-NAME.img FUZZER ARTIFACT; xz -9 images/fuzz-NAME.img
+# and tests/e2e/t_fuzz_regressions.sh runs e2trim on it.
+set -euo pipefail
+fuzzer=$(realpath "$1")
+seconds=${2:-120}
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(dirname "$fuzzer")
+corpus=$dir/corpus
+seeds=$dir/seeds
+found=$dir/findings
+mkdir -p "$corpus" "$seeds" "$found"
+
+for xz in "$here"/../../images/*.img.xz; do
+	name=$(basename "$xz" .img.xz)
+	[ -s "$seeds/$name" ] && [ "$seeds/$name" -nt "$xz" ] && continue
+	xz -dc "$xz" >"$seeds/$name.img"
+	python3 "$here/pack.py" "$seeds/$name.img" "$seeds/$name"
+	python3 "$here/pack.py" --fix-csums "$seeds/$name.img" "$seeds/$name.fix"
+	rm -f "$seeds/$name.img"
+done
+
+before=$(find "$found" -type f | wc -l)
+# stderr of the target (every refusal) is closed; libFuzzer keeps its own.
+rc=0
+"$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=20 \
+	-rss_limit_mb=2048 -max_len=1048576 -len_control=0 \
+	-close_fd_mask=3 -print_final_stats=1 \
+	-artifact_prefix="$found/" 2>"$dir/fuzz.log" || rc=$?
+grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE' \
+	"$dir/fuzz.log" || tail -20 "$dir/fuzz.log"
+after=$(find "$found" -type f | wc -l)
+echo "corpus: $(find "$corpus" -type f | wc -l) inputs; findings: $after in $found ($((after - before)) new)"
+if [ "$rc" != 0 ]; then
+	grep -E 'ERROR|SUMMARY|Test unit written' "$dir/fuzz.log" | head -20
+	exit 1
+fi
