@@ -112,7 +112,9 @@ free_block_ranges() {
 			a = ab[1]; b = (m == 2) ? ab[2] : ab[1]
 			if (ratio > 1) b = b + ratio - 1
 			if (b > count - 1) b = count - 1
-			print a, b
+			# %.0f: mawk prints big numbers as 5.36871e+09 and
+			# caps %d at 2^31 - 1
+			printf "%.0f %.0f\n", a, b
 		}
 	}'
 }
@@ -137,7 +139,7 @@ oracle_extents() {
 		if (!have) return
 		a = (s < lo) ? lo : s; b = (e > hi) ? hi : e
 		if (a <= b && (b - a + 1) * bs >= minlen)
-			printf "%d %d\n", a * bs, (b - a + 1) * bs
+			printf "%.0f %.0f\n", a * bs, (b - a + 1) * bs
 	}
 	{
 		if (have && $1 == e + 1) { e = $2; next }
