@@ -122,4 +122,16 @@ header "15 TiB fresh ext4 ($("$E2TRIM" -n --list "$big" | wc -l) free extents)"
 [ -n "${BENCH_QUICK:-}" ] && SKIP_FSCK=1
 raw_floor "$big"
 anchors "$big"
+
+# 4. More than 2^32 blocks: 5 TiB of 1 KiB blocks, fresh.  Peak RSS is
+# the number to watch (tests/e2e/t_slow_huge_fs.sh holds it under 200 MB).
+huge=$dir/huge5t-1k.img
+if [ ! -f "$huge" ]; then
+	truncate -s 5T "$huge"
+	MKE2FS_CONFIG=$here/mke2fs.conf mke2fs -q -F -t ext4 -b 1024 -O 64bit \
+		-E lazy_itable_init=1,lazy_journal_init=1,nodiscard "$huge"
+fi
+header "5 TiB ext4, 1 KiB blocks, > 2^32 blocks ($("$E2TRIM" -n --list "$huge" | wc -l) free extents)"
+run_dev "e2trim (loop device)" "$huge" '"$E2TRIM" -v $L'
+run_file "e2trim (image file)" "$huge" '"$E2TRIM" -v $F'
 rm -f "$dir/work.img"
