@@ -86,7 +86,7 @@ interrupt() {
 	s1=$(stat_field "$dev" 14)
 	assert_eq "$((r1 - r0))" "$reqs" "$sig: loop discard requests vs report"
 	assert_eq "$(((s1 - s0) * 512))" "$bytes" "$sig: loop discarded bytes vs report"
-	note "$sig: exit 32 after $reqs of $extents requests, $bytes of $total bytes"
+	note "$sig: exit 32 after $reqs requests ($extents free extents), $bytes of $total bytes"
 }
 
 interrupt INT
