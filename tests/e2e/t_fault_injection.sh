@@ -7,6 +7,7 @@
 # report must name the failed offset and count exactly the requests done
 # before it, and nothing after it may change: the image's bytes are
 # compared with what the completed requests alone would have left.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -35,25 +36,25 @@ bytes_before() { head -n "$(($1 - 1))" "$T/requests" | awk '{s += $2} END {print
 
 # fault AT WHAT RC WHY: run with the shim; check exit code, report, image
 fault() {
-	local at=$1 what=$2 rc=$3 why=$4 done bytes
+	local at=$1 what=$2 rc=$3 why=$4 ndone bytes
 	cp --sparse=always "$T/orig.img" "$img"
 	E2TRIM_FAULT=$at:$what LD_PRELOAD=$shim run_e2trim -v "$img"
 	assert_rc "$rc" "fault $what at request $at"
-	case $what in INT|TERM) done=$at ;; *) done=$((at - 1)) ;; esac
-	bytes=$(bytes_before $((done + 1)))
+	case $what in INT|TERM) ndone=$at ;; *) ndone=$((at - 1)) ;; esac
+	bytes=$(bytes_before $((ndone + 1)))
 	assert_grep "$why" "$ERR" "fault $what at $at: reason"
-	assert_grep "($bytes bytes) trimmed in $done request" "$ERR" \
+	assert_grep "($bytes bytes) trimmed in $ndone request" "$ERR" \
 		"fault $what at $at: partial report"
 	grep -q "trimmed$" "$OUT" && fail "fault $what at $at: a summary was printed"
-	# exactly the first $done requests were punched, nothing else changed
-	head -n "$done" "$T/requests" >"$T/done"
+	# exactly the first $ndone requests were punched, nothing else changed
+	head -n "$ndone" "$T/requests" >"$T/done"
 	python3 "$here/same_outside.py" "$T/orig.img" "$img" "$T/done" 1 >/dev/null ||
 		fail "fault $what at $at: bytes outside the completed requests changed"
-	[ "$done" = 0 ] || python3 "$here/holes.py" "$img" "$T/done" 1 >/dev/null ||
+	[ "$ndone" = 0 ] || python3 "$here/holes.py" "$img" "$T/done" 1 >/dev/null ||
 		fail "fault $what at $at: completed requests are not holes"
 	assert_eq "$(used_blocks_digest "$img")" "$used" "fault $what at $at: used blocks"
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fault $what at $at: e2fsck -fn"; }
-	note "$what at request $at of $n: exit $rc, $done requests reported"
+	note "$what at request $at of $n: exit $rc, $ndone requests reported"
 }
 
 mid=$((n / 2))

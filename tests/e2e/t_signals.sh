@@ -8,6 +8,7 @@
 #
 # The image: ext4 filled with fallocated files, then a 4 KiB hole punched
 # every 8 KiB: about 200 000 free extents, a few seconds of discards.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -54,7 +55,7 @@ stat_field() { awk -v f="$2" '{print $f}' "/sys/block/$(basename "$1")/stat"; }
 
 # interrupt SIG: start a trim, signal it once discards are flowing
 interrupt() {
-	local sig=$1 r0 s0 pid t0 n bytes reqs r1 s1
+	local sig=$1 r0 s0 pid t0 bytes reqs r1 s1
 	r0=$(stat_field "$dev" 12)
 	s0=$(stat_field "$dev" 14)
 	# shellcheck disable=SC2086
@@ -78,8 +79,12 @@ interrupt() {
 	grep -q "trimmed$" "$T/out" && fail "$sig: a full summary was printed"
 	bytes=$(sed -n 's/.*interrupted after .* (\([0-9]*\) bytes) trimmed in .*/\1/p' "$ERR")
 	reqs=$(sed -n 's/.* trimmed in \([0-9]*\) requests\{0,1\};.*/\1/p' "$ERR")
-	[ -n "$bytes" ] && [ -n "$reqs" ] || { cat "$ERR"; fail "$sig: cannot read the report"; }
-	[ "$bytes" -gt 0 ] && [ "$bytes" -lt "$total" ] ||
+	if [ -z "$bytes" ] || [ -z "$reqs" ]; then
+		cat "$ERR"
+		fail "$sig: cannot read the report"
+	fi
+	[ "$bytes" -gt 0 ] || fail "$sig: nothing reported trimmed"
+	[ "$bytes" -lt "$total" ] ||
 		fail "$sig: $bytes bytes reported, expected between 0 and $total"
 	# exactly what the device saw: every request counted, no other
 	r1=$(stat_field "$dev" 12)

@@ -11,6 +11,7 @@
 #    every byte of the files as it was (debugfs dump, md5);
 #  - e2trim's peak RSS stays under 200 MB.
 # Slow (2-3 minutes), but part of make check.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,7 +42,8 @@ read -r _ far_first _ < <(grep '^far ' "$T/placed")
 read -r _ edge_first edge_last < <(grep '^edge ' "$T/placed")
 read -r _ _ last_last < <(grep '^last ' "$T/placed")
 [ "$far_first" -gt "$B32" ] || fail "far starts at block $far_first, not above 2^32"
-[ "$edge_first" -lt "$B32" ] && [ "$edge_last" -ge "$B32" ] ||
+[ "$edge_first" -lt "$B32" ] || fail "edge starts at block $edge_first, above 2^32"
+[ "$edge_last" -ge "$B32" ] ||
 	fail "edge ($edge_first-$edge_last) does not cross 2^32"
 assert_eq "$last_last" $((count - 1)) "the last file's last block"
 note "$count blocks; files at: $(tr '\n' ' ' <"$T/placed")"
