@@ -19,7 +19,7 @@ used_runs() {
 
 check_layout() {	# name size mke2fs-options...
 	local name=$1 size=$2; shift 2
-	local img=$T/$name.img fdb b n=0 missed=0
+	local img=$T/$name.img fdb b n=0 missed=0 want=40
 	mkfs "$img" "$size" "$@"
 	age "$img" 9
 	printf 'x%.0s' $(seq 40) >"$T/tiny"
@@ -37,6 +37,11 @@ check_layout() {	# name size mke2fs-options...
 	{ awk '{print $1; print $2}' "$T/runs"
 	  awk '{for (b = $1; b <= $2; b++) print b}' "$T/runs" | shuf -n 30 --random-source=<(yes)
 	} | sort -nu >"$T/sample"
+	# under valgrind (make valgrind) a run takes a second: one in five
+	if [ -n "${E2TRIM_WRAP:-}" ]; then
+		awk 'NR % 5 == 1' "$T/sample" >"$T/sample.5" && mv "$T/sample.5" "$T/sample"
+		want=10
+	fi
 
 	while read -r b; do
 		debugfs -w -R "freeb $b" "$img" >/dev/null 2>&1
@@ -53,7 +58,7 @@ check_layout() {	# name size mke2fs-options...
 		debugfs -w -R "setb $b" "$img" >/dev/null 2>&1
 	done <"$T/sample"
 	[ "$missed" = 0 ] || fail "$name: $missed of $n used blocks marked free went unnoticed"
-	[ "$n" -ge 40 ] || fail "$name: only $n blocks tried"
+	[ "$n" -ge "$want" ] || fail "$name: only $n blocks tried"
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$name: not clean at the end"; }
 	note "$name: each of $n used blocks, marked free, refused"
 	rm -f "$img"
