@@ -7,6 +7,9 @@
 # report must name the failed offset and count exactly the requests done
 # before it, and nothing after it may change: the image's bytes are
 # compared with what the completed requests alone would have left.
+# Then the same through a loop device with io_uring made unavailable:
+# e2trim falls back to one BLKDISCARD at a time, and the loop device's
+# own discard counter must agree with the report.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,13 +37,27 @@ n=$(wc -l <"$T/requests")
 req_start() { sed -n "$1p" "$T/requests" | cut -d' ' -f1; }
 bytes_before() { head -n "$(($1 - 1))" "$T/requests" | awk '{s += $2} END {print s + 0}'; }
 
-# fault AT WHAT RC WHY: run with the shim; check exit code, report, image
+disc_requests() { awk '{print $12}' "/sys/block/$(basename "$1")/stat"; }
+
+# fault AT WHAT RC WHY [dev]: run with the shim on the image file, or on
+# a loop device over it; check exit code, report, image
 fault() {
-	local at=$1 what=$2 rc=$3 why=$4 ndone bytes
+	local at=$1 what=$2 rc=$3 why=$4 kind=${5:-file} ndone bytes dev d0
 	cp --sparse=always "$T/orig.img" "$img"
-	E2TRIM_FAULT=$at:$what LD_PRELOAD=$shim run_e2trim -v "$img"
-	assert_rc "$rc" "fault $what at request $at"
 	case $what in INT|TERM) ndone=$at ;; *) ndone=$((at - 1)) ;; esac
+	if [ "$kind" = dev ]; then
+		dev=$(loop_attach "$img")
+		d0=$(disc_requests "$dev")
+		E2TRIM_NO_URING=1 E2TRIM_FAULT=$at:$what LD_PRELOAD=$shim \
+			run_e2trim -v "$dev"
+		assert_eq "$(($(disc_requests "$dev") - d0))" "$ndone" \
+			"fault $what at $at ($kind): discards the device saw"
+		losetup -d "$dev"
+		LOOPS=()
+	else
+		E2TRIM_FAULT=$at:$what LD_PRELOAD=$shim run_e2trim -v "$img"
+	fi
+	assert_rc "$rc" "fault $what at request $at ($kind)"
 	bytes=$(bytes_before $((ndone + 1)))
 	assert_grep "$why" "$ERR" "fault $what at $at: reason"
 	assert_grep "($bytes bytes) trimmed in $ndone request" "$ERR" \
@@ -54,7 +71,7 @@ fault() {
 		fail "fault $what at $at: completed requests are not holes"
 	assert_eq "$(used_blocks_digest "$img")" "$used" "fault $what at $at: used blocks"
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fault $what at $at: e2fsck -fn"; }
-	note "$what at request $at of $n: exit $rc, $ndone requests reported"
+	note "$kind: $what at request $at of $n: exit $rc, $ndone requests reported"
 }
 
 mid=$((n / 2))
@@ -75,4 +92,22 @@ cp --sparse=always "$T/orig.img" "$img"
 E2TRIM_FAULT=0:5 LD_PRELOAD=$shim run_e2trim -v "$img"
 assert_rc 0 "no fault"
 assert_grep "($(bytes_before $((n + 1))) bytes) trimmed" "$OUT" "no fault: bytes"
+
+need_root
+# no fault: the ioctl fallback trims it all (the faults below show that
+# it is the path taken: they are injected into the ioctl)
+cp --sparse=always "$T/orig.img" "$img"
+dev=$(loop_attach "$img")
+d0=$(disc_requests "$dev")
+E2TRIM_NO_URING=1 LD_PRELOAD=$shim run_e2trim -v "$dev"
+assert_rc 0 "no io_uring"
+assert_eq "$(($(disc_requests "$dev") - d0))" "$n" "no io_uring: discards the device saw"
+assert_grep "($(bytes_before $((n + 1))) bytes) trimmed" "$OUT" "no io_uring: bytes"
+losetup -d "$dev"
+LOOPS=()
+python3 "$here/holes.py" "$img" "$T/requests" 1 >/dev/null || fail "no io_uring: not all holes"
+assert_eq "$(used_blocks_digest "$img")" "$used" "no io_uring: used blocks"
+fault "$mid" 5 1 "discard at byte $(req_start "$mid") failed: Input/output error" dev
+fault 1 95 2 "discard at byte $(req_start 1) failed: Operation not supported" dev
+fault "$mid" INT 32 "interrupted after" dev
 exit 0
