@@ -77,9 +77,9 @@ q() { debugfs -R "$2" "$1" 2>/dev/null; }
 # blob FILE BLOCKS [BLOCKSIZE]: a file of whole blocks, bytes from a formula
 blob() {
 	python3 -c 'import sys
-n = int(sys.argv[2]) * int(sys.argv[3])
+n = int(sys.argv[1]) * int(sys.argv[2])
 sys.stdout.buffer.write(bytes((i * 7 + i // 4096) & 255 for i in range(n)))' \
-		"$1" "$2" "${3:-4096}" >"$1"
+		"$2" "${3:-4096}" >"$1"
 }
 
 # first_number PATTERN: the number right after PATTERN on stdin

@@ -6,7 +6,9 @@
 # sparse_super2, MMP, uninit_bg; the committed good fixtures too.  The
 # check changes nothing about the plan: with and without --no-verify it is
 # the same, and a real trim afterwards leaves e2fsck -fn clean.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 
 check_clean() {	# name img

@@ -6,6 +6,7 @@
 # tables, journal, directories, extent trees, indirect and xattr blocks,
 # file data) makes e2trim refuse with 19.  Each block is marked in use
 # again before the next, and e2fsck -fn is clean at the end.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 # used_runs IMG FIRST_BLOCK: "first last" of every run of used blocks

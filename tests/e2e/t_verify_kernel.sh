@@ -7,6 +7,7 @@
 # directory large enough for an htree, half the small files deleted),
 # then unmounted.  e2fsck -fn is clean; e2trim verifies clean and trims;
 # e2fsck -fn is still clean and every file reads back the same.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
 

@@ -8,6 +8,7 @@
 # and in a real one, on the image file and through a loop device, and not
 # one byte of the image changes.  --no-verify trusts the bitmap: the dry
 # run then plans the very block the refusal named.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 IMAGES=$(cd "$(dirname "$0")/../../images" && pwd)
