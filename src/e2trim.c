@@ -65,7 +65,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 10  mounted or in use         11  not an ext2/3/4 filesystem\n"
 	       " 12  unsupported feature       13  not clean: run e2fsck -f\n"
 	       " 14  journal needs recovery    15  orphan inodes pending\n"
-	       " 16  damaged descriptor/bitmap 17  device smaller than filesystem\n"
+	       " 16  damaged metadata          17  device smaller than filesystem\n"
 	       " 18  in use by another node (MMP)\n"
 	       " 19  bitmap marks in-use blocks free\n"
 	       " 20  e2fsck (--fsck) wants a reboot first\n"
