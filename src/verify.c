@@ -476,6 +476,48 @@ static int bitmap_type(__u64 bits)
 						EXT2FS_BMAP64_RBTREE;
 }
 
+/*
+ * The inode bitmap, read like ext2fs_read_inode_bitmap() would (an
+ * INODE_UNINIT group with a valid descriptor is all zeros; every other
+ * group's block is read and its checksum verified), but only the groups
+ * that have a bitmap are copied in: libext2fs loads every group bit by
+ * bit, which on a sparse map of a 15 TiB filesystem costs 0.3 s.
+ */
+static errcode_t read_inode_map(ext2_filsys fs)
+{
+	int nbytes = EXT2_INODES_PER_GROUP(fs->super) / 8;
+	char *buf = NULL;
+	errcode_t err;
+	dgrp_t g;
+
+	err = ext2fs_allocate_inode_bitmap(fs, "inodes in use", &fs->inode_map);
+	if (!err)
+		err = ext2fs_get_mem(fs->blocksize, &buf);
+	for (g = 0; !err && g < fs->group_desc_count; g++) {
+		blk64_t blk = ext2fs_inode_bitmap_loc(fs, g);
+
+		if (ext2fs_has_group_desc_csum(fs) &&
+		    ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT) &&
+		    ext2fs_group_desc_csum_verify(fs, g))
+			continue;
+		if (!blk || blk >= ext2fs_blocks_count(fs->super) ||
+		    io_channel_read_blk64(fs->io, blk, 1, buf))
+			err = EXT2_ET_INODE_BITMAP_READ;
+		else if (!ext2fs_inode_bitmap_csum_verify(fs, g, buf, nbytes))
+			err = EXT2_ET_INODE_BITMAP_CSUM_INVALID;
+		else
+			err = ext2fs_set_inode_bitmap_range2(fs->inode_map,
+				(__u64)g * EXT2_INODES_PER_GROUP(fs->super) + 1,
+				nbytes * 8, buf);
+	}
+	ext2fs_free_mem(&buf);
+	if (err && fs->inode_map) {
+		ext2fs_free_inode_bitmap(fs->inode_map);
+		fs->inode_map = NULL;
+	}
+	return err;
+}
+
 static errcode_t setup(struct verify *v)
 {
 	ext2_filsys fs = v->fs;
@@ -489,7 +531,7 @@ static errcode_t setup(struct verify *v)
 	fs->default_bitmap_type = bitmap_type(fs->super->s_inodes_count);
 	if (!err && !fs->inode_map) {
 		v->own_inode_map = 1;
-		err = ext2fs_read_inode_bitmap(fs);
+		err = read_inode_map(fs);
 	}
 	fs->default_bitmap_type = saved_type;
 	v->inode_size = EXT2_INODE_SIZE(fs->super);
