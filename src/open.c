@@ -335,6 +335,14 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
 		first = ext2fs_group_first_block2(fs, g);
 		last = ext2fs_group_last_block2(fs, g);
 	}
+	/*
+	 * Block s_first_data_block holds the primary superblock, whatever
+	 * the block size: no bitmap or inode table is there.  (A descriptor
+	 * that says block 0 on a 4 KiB-block filesystem passed, and its
+	 * "bitmap" was read from the superblock's block.)
+	 */
+	if (first == fs->super->s_first_data_block)
+		first++;
 	if (!blocks_within(ext2fs_block_bitmap_loc(fs, g), 1, first, last))
 		return EXT2_ET_GDESC_BAD_BLOCK_MAP;
 	if (!blocks_within(ext2fs_inode_bitmap_loc(fs, g), 1, first, last))
