@@ -462,11 +462,16 @@ void e2trim_fs_close(struct e2trim_fs *tfs)
 	tfs->stream = NULL;
 	if (tfs->fs) {
 		/*
-		 * e2trim changes no metadata; make sure close writes none
-		 * (it still stops MMP, which is the point of closing).
+		 * e2trim changes no metadata, so close must write none.  On a
+		 * read-write open (MMP) ext2fs_close2() would add the MMP
+		 * block's writes to s_kbytes_written and rewrite the
+		 * superblock: release MMP here, then close read-only.
 		 */
-		tfs->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_CHANGED |
-				    EXT2_FLAG_BB_DIRTY | EXT2_FLAG_IB_DIRTY);
+		if (tfs->fs->flags & EXT2_FLAG_RW)
+			ext2fs_mmp_stop(tfs->fs);
+		tfs->fs->flags &= ~(EXT2_FLAG_RW | EXT2_FLAG_DIRTY |
+				    EXT2_FLAG_CHANGED | EXT2_FLAG_BB_DIRTY |
+				    EXT2_FLAG_IB_DIRTY);
 		ext2fs_close_free(&tfs->fs);
 	}
 	while (tfs->nloops > 0)

@@ -5,12 +5,15 @@
 # bitmaps or inode tables, or goes past the filesystem's last block (the
 # tail of ext4-tail's image stays out); where flex_bg lets free runs cross
 # group edges, some do and are planned as one extent; and the dry runs
-# leave the image byte for byte as it was.
+# leave the image byte for byte as it was; then a real trim of a copy keeps
+# every used block byte-identical, changes nothing outside the plan, and
+# leaves e2fsck -fn clean.
 #
 # Each fixture is checked on its own, so one failing does not hide the
 # others; the test fails if any did.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../fixtures.sh"
+here=$(dirname "$0")/..
 
 check_good() {		# name
 	local name=$1 img bs count fs_bytes size sum
@@ -92,7 +95,31 @@ check_good() {		# name
 
 	assert_eq "$(file_md5 "$img")" "$sum" "$name: image after dry runs"
 	note "$name: $(wc -l <"$T/plan") extents match dumpe2fs, $crossing cross a group edge; image unchanged"
-	rm -f "$img"
+
+	# a real trim of a copy: used blocks byte-identical, nothing outside
+	# the plan changed, e2fsck -fn clean
+	local used hbs
+	used=$(used_blocks_digest "$img")
+	hbs=$(stat -f -c %S "$img")
+	cp "$img" "$T/before.img"
+	run_e2trim -v "$img"
+	assert_rc 0 "$name: real trim"
+	# taking MMP, as e2fsck does, rewrites the MMP block: it must be clean
+	# again afterwards; then put back the old one, so that what follows
+	# proves no other byte changed
+	local mmp
+	mmp=$(sb_field "$img" "MMP block number")
+	if [ -n "$mmp" ]; then
+		debugfs -R dump_mmp "$img" 2>/dev/null | grep -q "^sequence: ff4d4d50" ||
+			fail "$name: MMP block not clean after a real trim"
+		dd if="$T/before.img" of="$img" bs="$bs" skip="$mmp" seek="$mmp" \
+			count=1 conv=notrunc status=none
+	fi
+	assert_eq "$(used_blocks_digest "$img")" "$used" "$name: used blocks after a real trim"
+	python3 "$here/same_outside.py" "$T/before.img" "$img" "$T/plan" "$hbs" >/dev/null ||
+		fail "$name: a real trim changed bytes outside the plan"
+	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "$name: e2fsck -fn after a real trim"; }
+	rm -f "$img" "$T/before.img"
 }
 
 failed=()
