@@ -49,7 +49,11 @@ trim_and_check() {
 		fail "$name ($kind): $holes"
 	assert_eq "$holes" "$want_bytes" "$name ($kind): bytes verified as holes"
 	local drop=$((alloc_before - $(alloc_bytes "$img")))
-	assert_eq "$drop" "$want_bytes" "$name ($kind): drop of allocated size"
+	# st_blocks also counts the host filesystem's own extent-tree blocks
+	# for the image, which punching can add or free: allow 64 KiB of that
+	local diff=$((drop - want_bytes))
+	[ "${diff#-}" -le 65536 ] ||
+		fail "$name ($kind): allocated size dropped $drop bytes, trimmed $want_bytes"
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$name ($kind): e2fsck -fn not clean"; }
 
 	# a second run finds everything sparse already and punches nothing
