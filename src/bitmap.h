@@ -12,12 +12,10 @@
 /* The geometry the plan needs, read off the superblock. */
 void bitmap_geometry(ext2_filsys fs, struct plan_geometry *geo);
 
-/* A plan source over fs->block_map, which must already be read. */
-void bitmap_source(ext2_filsys fs, struct plan_source *src);
-
 /*
- * The same free runs, read one group at a time: memory is one bitmap
- * block plus the metadata of BLOCK_UNINIT groups.  See bitmap_stream.c.
+ * The free runs of the block bitmap, read one group at a time: memory is
+ * one bitmap block plus the metadata of BLOCK_UNINIT groups.  See
+ * bitmap_stream.c.
  */
 struct bitmap_stream;
 
