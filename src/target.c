@@ -45,10 +45,10 @@ static int align_inward(const struct target_limits *lim, uint64_t *start,
 
 	if (g <= 1)
 		return s < e;
-	r = (s + g - off % g) % g;	/* (s - off) mod g, without underflow */
+	r = (s + g - off) % g;	/* (s - off) mod g, without underflow */
 	if (r)
 		s += g - r;
-	r = (e + g - off % g) % g;
+	r = (e + g - off) % g;
 	if (r > e)
 		return 0;	/* ends before the first boundary */
 	e -= r;
