@@ -161,6 +161,17 @@ int fsck_run(const struct e2trim_control *ctl)
 		return EXIT_FSCK_FAILED;
 	}
 	code = WEXITSTATUS(status);
+	/*
+	 * 127 is how a child reports that exec failed when the spawn could
+	 * not tell us directly (a fork-based posix_spawn, as under valgrind).
+	 * e2fsck itself never exits 127: its codes are the bits 1..32 and 128.
+	 */
+	if (code == FSCK_EXEC_FAILED) {
+		fprintf(stderr, "%s: %s: cannot run %s: not found or not "
+			"executable; nothing trimmed\n", program_name,
+			ctl->device, prog);
+		return EXIT_FSCK_FAILED;
+	}
 	verdict = fsck_verdict(code);
 	if (verdict == EXIT_OK)
 		return EXIT_OK;

@@ -20,6 +20,9 @@ enum {
 	FSCK_LIBRARY = 128,	/* shared library error */
 };
 
+/* Not e2fsck's: the exit status of a spawned child whose exec failed. */
+#define FSCK_EXEC_FAILED 127
+
 /*
  * What e2fsck's exit status @code means for the trim: EXIT_OK (0 or 1,
  * go on), EXIT_FSCK_REBOOT (2 or 3) or EXIT_FSCK_FAILED (4 and above).
