@@ -14,20 +14,49 @@ void bitmap_geometry(ext2_filsys fs, struct plan_geometry *geo);
 
 /*
  * The free runs of the block bitmap, read one group at a time: memory is
- * one bitmap block plus the metadata of BLOCK_UNINIT groups.  See
- * bitmap_stream.c.
+ * a window of bitmap blocks, the metadata of BLOCK_UNINIT groups and the
+ * list of free runs the check found.  See bitmap_stream.c.
  */
 struct bitmap_stream;
 
-errcode_t bitmap_stream_open(ext2_filsys fs, struct bitmap_stream **out);
+/*
+ * @fd is the device or image libext2fs reads (-1 if none of ours), the
+ * filesystem starting @offset_bytes into it; see bitmap_read.c.
+ */
+errcode_t bitmap_stream_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
+			     struct bitmap_stream **out);
 
 /*
  * Read every group's bitmap once and verify its checksum, so that a bad
  * one is refused before anything is trimmed.  Sets @bad_group on error.
+ * Up to @max_runs of the free runs found are kept for the sources that
+ * follow (16 bytes each; 0 keeps none); with more than that, each source
+ * reads the bitmap again.
  */
-errcode_t bitmap_stream_check(struct bitmap_stream *bs, dgrp_t *bad_group);
+errcode_t bitmap_stream_check(struct bitmap_stream *bs, size_t max_runs,
+			      dgrp_t *bad_group);
 
+/*
+ * A source of the free runs (plan.h): the kept list once the check has
+ * run, or else the bitmap read again.  Any number of sources may be taken
+ * one after the other; each starts afresh.
+ */
 void bitmap_stream_source(struct bitmap_stream *bs, struct plan_source *src);
 void bitmap_stream_close(struct bitmap_stream *bs);
+
+/*
+ * Bitmap blocks read in batches; see bitmap_read.c.  Reads @n (at most
+ * BITMAP_READ_BATCH) blocks @blk[] into @buf, block i at i * blocksize,
+ * setting @err[i] to 0 or EXT2_ET_BLOCK_BITMAP_READ.
+ */
+#define BITMAP_READ_BATCH 64
+
+struct bitmap_read;
+
+errcode_t bitmap_read_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
+			   struct bitmap_read **out);
+void bitmap_read_blocks(struct bitmap_read *br, const blk64_t *blk,
+			unsigned int n, unsigned char *buf, errcode_t *err);
+void bitmap_read_close(struct bitmap_read *br);
 
 #endif /* E2TRIM_BITMAP_H */

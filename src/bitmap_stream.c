@@ -18,20 +18,42 @@
  *    it is in use, whatever its bits say.
  * That metadata is collected once, with libext2fs's own
  * ext2fs_reserve_super_and_bgd(), into a sparse (rbtree) bitmap.
+ *
+ * The bitmap blocks are read a window of BITMAP_READ_BATCH groups at a
+ * time (bitmap_read.c).  The first pass, which checks every group before
+ * anything is trimmed, also keeps the free runs it finds; verification
+ * and the plan then replay that list instead of reading every bitmap
+ * twice more.  A filesystem with more free runs than the caller allows
+ * is read again for each pass.
  */
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
 
 #include "bitmap.h"
+#include "free_runs.h"
+
 
 struct bitmap_stream {
 	ext2_filsys fs;
 	ext2fs_block_bitmap uninit_meta;	/* see above; sparse */
-	unsigned char *buf;			/* one group's bitmap */
-	dgrp_t group;				/* whose bitmap is in buf */
-	int loaded;				/* buf holds group's bits */
+	struct bitmap_read *reader;
+	/* the window: groups [win_first, win_end) and, of those that have
+	 * a bitmap on disk, its block, contents and read error */
+	dgrp_t win_first, win_end;
+	unsigned int win_n;
+	dgrp_t win_group[BITMAP_READ_BATCH];
+	blk64_t win_blk[BITMAP_READ_BATCH];
+	errcode_t win_err[BITMAP_READ_BATCH];
+	unsigned char *win_buf;
+	const unsigned char *map;		/* the current group's bits */
+	dgrp_t group;				/* the current group */
+	blk64_t gfirst, glast;			/* its first and last block */
+	int loaded;				/* map holds group's bits */
 	int uninit;				/* group is BLOCK_UNINIT */
+	int meta_here;				/* uninit_meta in group */
+	struct free_runs runs;			/* what the check found */
+	int runs_complete;			/* every group is in runs */
 };
 
 static int group_is_uninit(ext2_filsys fs, dgrp_t g)
@@ -74,26 +96,82 @@ static errcode_t collect_uninit_meta(struct bitmap_stream *bs)
 	return 0;
 }
 
-/* Read group @g's bitmap block and check it against its checksum. */
+static int bitmap_blk_valid(ext2_filsys fs, blk64_t blk)
+{
+	return blk >= fs->super->s_first_data_block &&
+	       blk < ext2fs_blocks_count(fs->super);
+}
+
+/*
+ * Read the bitmaps of the groups from @g on, up to BITMAP_READ_BATCH of
+ * them that have one.  A group whose descriptor points outside the
+ * filesystem is read by nobody: it ends the window, or is alone in it.
+ */
+static void fill_window(struct bitmap_stream *bs, dgrp_t g)
+{
+	ext2_filsys fs = bs->fs;
+	unsigned int n = 0;
+	blk64_t blk;
+
+	bs->win_first = g;
+	for (; g < fs->group_desc_count && n < BITMAP_READ_BATCH; g++) {
+		if (group_is_uninit(fs, g))
+			continue;
+		blk = ext2fs_block_bitmap_loc(fs, g);
+		if (!bitmap_blk_valid(fs, blk)) {
+			if (n)
+				break;
+			bs->win_group[0] = g;
+			bs->win_err[0] = EXT2_ET_GDESC_BAD_BLOCK_MAP;
+			bs->win_end = g + 1;
+			bs->win_n = 1;
+			return;
+		}
+		bs->win_group[n] = g;
+		bs->win_blk[n++] = blk;
+	}
+	bs->win_end = g;
+	bs->win_n = n;
+	bitmap_read_blocks(bs->reader, bs->win_blk, n, bs->win_buf,
+			   bs->win_err);
+}
+
+/* Group @g's bitmap, read and checked against its checksum. */
 static errcode_t read_group(struct bitmap_stream *bs, dgrp_t g)
 {
 	ext2_filsys fs = bs->fs;
-	blk64_t blk = ext2fs_block_bitmap_loc(fs, g);
 	int nbytes = EXT2_CLUSTERS_PER_GROUP(fs->super) / 8;
+	unsigned int lo = 0, hi, mid;
+	blk64_t m;
 
 	bs->group = g;
+	bs->gfirst = ext2fs_group_first_block2(fs, g);
+	bs->glast = ext2fs_group_last_block2(fs, g);
 	bs->loaded = 0;
 	bs->uninit = group_is_uninit(fs, g);
+	bs->meta_here = !ext2fs_find_first_set_block_bitmap2(bs->uninit_meta,
+						bs->gfirst, bs->glast, &m);
 	if (bs->uninit) {
 		bs->loaded = 1;
 		return 0;
 	}
-	if (blk < fs->super->s_first_data_block ||
-	    blk >= ext2fs_blocks_count(fs->super))
-		return EXT2_ET_GDESC_BAD_BLOCK_MAP;
-	if (io_channel_read_blk64(fs->io, blk, 1, bs->buf))
-		return EXT2_ET_BLOCK_BITMAP_READ;
-	if (!ext2fs_block_bitmap_csum_verify(fs, g, (char *)bs->buf, nbytes))
+	if (g < bs->win_first || g >= bs->win_end)
+		fill_window(bs, g);
+	/* g has a bitmap and is in the window, so it is in win_group[] */
+	hi = bs->win_n;
+	while (hi - lo > 1) {
+		mid = (lo + hi) / 2;
+		if (bs->win_group[mid] <= g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (bs->win_group[lo] != g)
+		return EXT2_ET_BLOCK_BITMAP_READ;	/* cannot happen */
+	if (bs->win_err[lo])
+		return bs->win_err[lo];
+	bs->map = bs->win_buf + (size_t)lo * fs->blocksize;
+	if (!ext2fs_block_bitmap_csum_verify(fs, g, (char *)bs->map, nbytes))
 		return EXT2_ET_BLOCK_BITMAP_CSUM_INVALID;
 	bs->loaded = 1;
 	return 0;
@@ -102,30 +180,27 @@ static errcode_t read_group(struct bitmap_stream *bs, dgrp_t g)
 /*
  * First bit in [from, end) equal to @want, or @end.  Bit i of the map is
  * bit (i % 8) of byte i / 8 (little-endian bit order, as on disk), so a
- * little-endian 64-bit load sees bits in order; whole words that cannot
- * hold the bit are skipped.
+ * little-endian 64-bit load sees bits in order.  The map must be readable
+ * up to the end of the 64-bit word that holds bit end - 1: bitmaps are
+ * whole blocks, and a group's bits never fill more than one.
  */
 static uint64_t find_bit(const unsigned char *map, uint64_t from,
 			 uint64_t end, int want)
 {
-	uint64_t word;
+	uint64_t word, base;
 
 	while (from < end) {
-		if ((from & 63) == 0 && from + 64 <= end) {
-			memcpy(&word, map + (from >> 3), sizeof(word));
-			word = le64toh(word);
-			if (!want)
-				word = ~word;
-			if (!word) {
-				from += 64;
-				continue;
-			}
-			from += __builtin_ctzll(word);
+		base = from & ~(uint64_t)63;
+		memcpy(&word, map + (base >> 3), sizeof(word));
+		word = le64toh(word);
+		if (!want)
+			word = ~word;
+		word &= ~(uint64_t)0 << (from & 63);	/* bits before from */
+		if (word) {
+			from = base + __builtin_ctzll(word);
 			return from < end ? from : end;
 		}
-		if (!!(map[from >> 3] & (1 << (from & 7))) == want)
-			return from;
-		from++;
+		from = base + 64;
 	}
 	return end;
 }
@@ -139,8 +214,7 @@ static errcode_t bits_run(struct bitmap_stream *bs, blk64_t from,
 			  blk64_t last, blk64_t *zero, blk64_t *set)
 {
 	int cbits = bs->fs->cluster_ratio_bits;
-	blk64_t gfirst = ext2fs_group_first_block2(bs->fs, bs->group);
-	blk64_t glast = ext2fs_group_last_block2(bs->fs, bs->group);
+	blk64_t gfirst = bs->gfirst, glast = bs->glast;
 	uint64_t bit, last_bit = (last - gfirst) >> cbits;
 
 	if (bs->uninit) {
@@ -148,11 +222,11 @@ static errcode_t bits_run(struct bitmap_stream *bs, blk64_t from,
 		*set = glast + 1;
 		return 0;
 	}
-	bit = find_bit(bs->buf, (from - gfirst) >> cbits, last_bit + 1, 0);
+	bit = find_bit(bs->map, (from - gfirst) >> cbits, last_bit + 1, 0);
 	if (bit > last_bit)
 		return ENOENT;
 	*zero = gfirst + (bit << cbits);
-	bit = find_bit(bs->buf, bit, ((glast - gfirst) >> cbits) + 1, 1);
+	bit = find_bit(bs->map, bit, ((glast - gfirst) >> cbits) + 1, 1);
 	*set = gfirst + (bit << cbits);
 	if (*set > glast + 1)
 		*set = glast + 1;	/* a partial last cluster */
@@ -167,16 +241,20 @@ static errcode_t group_run(struct bitmap_stream *bs, blk64_t from,
 			   blk64_t last, uint64_t *run_start,
 			   uint64_t *run_end)
 {
-	blk64_t glast = ext2fs_group_last_block2(bs->fs, bs->group);
+	blk64_t glast = bs->glast;
 	blk64_t zero, set, m;
 	errcode_t err;
 
 	if (last > glast)
 		last = glast;
-	while (from <= last) {
+	for (;;) {
+		if (from > last)
+			return ENOENT;
 		err = bits_run(bs, from, last, &zero, &set);
 		if (err)
 			return err;
+		if (!bs->meta_here)
+			break;		/* nothing to take out */
 		/* skip metadata at the start of the run ... */
 		if (!ext2fs_find_first_set_block_bitmap2(bs->uninit_meta,
 							 zero, zero, &m) &&
@@ -192,11 +270,11 @@ static errcode_t group_run(struct bitmap_stream *bs, blk64_t from,
 		if (!ext2fs_find_first_set_block_bitmap2(bs->uninit_meta,
 							 zero, set - 1, &m))
 			set = m;
-		*run_start = zero;
-		*run_end = set;
-		return 0;
+		break;
 	}
-	return ENOENT;
+	*run_start = zero;
+	*run_end = set;
+	return 0;
 }
 
 static errcode_t stream_next_free(void *priv, uint64_t from, uint64_t last,
@@ -222,7 +300,8 @@ static errcode_t stream_next_free(void *priv, uint64_t from, uint64_t last,
 	return ENOENT;
 }
 
-errcode_t bitmap_stream_open(ext2_filsys fs, struct bitmap_stream **out)
+errcode_t bitmap_stream_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
+			     struct bitmap_stream **out)
 {
 	struct bitmap_stream *bs;
 	errcode_t err;
@@ -231,7 +310,10 @@ errcode_t bitmap_stream_open(ext2_filsys fs, struct bitmap_stream **out)
 	if (err)
 		return err;
 	bs->fs = fs;
-	err = ext2fs_get_memalign(fs->blocksize, fs->blocksize, &bs->buf);
+	err = ext2fs_get_memalign(BITMAP_READ_BATCH * fs->blocksize,
+				  fs->blocksize, &bs->win_buf);
+	if (!err)
+		err = bitmap_read_open(fs, fd, offset_bytes, &bs->reader);
 	if (!err)
 		err = collect_uninit_meta(bs);
 	if (err) {
@@ -242,53 +324,57 @@ errcode_t bitmap_stream_open(ext2_filsys fs, struct bitmap_stream **out)
 	return 0;
 }
 
-/*
- * Ask the kernel to read every bitmap block ahead, in runs of contiguous
- * blocks: through a loop device or on a disk, thousands of synchronous
- * single-block reads would otherwise cost more than the whole plan.
- */
-static void readahead_bitmaps(struct bitmap_stream *bs)
+/* Keep every free run of the current group. */
+static errcode_t keep_group_runs(struct bitmap_stream *bs)
 {
-	ext2_filsys fs = bs->fs;
-	blk64_t start = 0, n = 0, blk;
-	dgrp_t g;
+	blk64_t from = bs->gfirst, last = bs->glast;
+	uint64_t start, end;
+	errcode_t err;
 
-	for (g = 0; g < fs->group_desc_count; g++) {
-		if (group_is_uninit(fs, g))
-			continue;
-		blk = ext2fs_block_bitmap_loc(fs, g);
-		if (n && blk == start + n) {
-			n++;
-			continue;
-		}
-		if (n)
-			io_channel_cache_readahead(fs->io, start, n);
-		start = blk;
-		n = 1;
+	while (from <= last && !bs->runs.overflow) {
+		err = group_run(bs, from, last, &start, &end);
+		if (err == ENOENT)
+			break;
+		if (!err && end <= from)
+			err = EXT2_ET_INVALID_ARGUMENT;	/* would not advance */
+		if (!err)
+			err = free_runs_add(&bs->runs, start, end);
+		if (err)
+			return err;
+		from = end;
 	}
-	if (n)
-		io_channel_cache_readahead(fs->io, start, n);
+	return 0;
 }
 
-errcode_t bitmap_stream_check(struct bitmap_stream *bs, dgrp_t *bad_group)
+errcode_t bitmap_stream_check(struct bitmap_stream *bs, size_t max_runs,
+			      dgrp_t *bad_group)
 {
 	errcode_t err;
 	dgrp_t g;
 
-	readahead_bitmaps(bs);
-
+	free_runs_free(&bs->runs);
+	bs->runs.max = max_runs;
+	bs->runs.overflow = 0;
+	bs->runs_complete = 0;
 	for (g = 0; g < bs->fs->group_desc_count; g++) {
 		err = read_group(bs, g);
+		if (!err)
+			err = keep_group_runs(bs);
 		if (err) {
 			*bad_group = g;
 			return err;
 		}
 	}
+	bs->runs_complete = !bs->runs.overflow;
 	return 0;
 }
 
 void bitmap_stream_source(struct bitmap_stream *bs, struct plan_source *src)
 {
+	if (bs->runs_complete) {
+		free_runs_source(&bs->runs, src);
+		return;
+	}
 	bs->loaded = 0;
 	src->next_free = stream_next_free;
 	src->priv = bs;
@@ -300,6 +386,8 @@ void bitmap_stream_close(struct bitmap_stream *bs)
 		return;
 	if (bs->uninit_meta)
 		ext2fs_free_block_bitmap(bs->uninit_meta);
-	ext2fs_free_mem(&bs->buf);
+	bitmap_read_close(bs->reader);
+	free_runs_free(&bs->runs);
+	ext2fs_free_mem(&bs->win_buf);
 	ext2fs_free_mem(&bs);
 }

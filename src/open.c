@@ -384,21 +384,27 @@ static int check_descriptors(const char *device, ext2_filsys fs)
 /*
  * Every group's bitmap is read and its checksum verified before the first
  * discard, so that a bad one refuses the whole run instead of stopping it
- * half way.
+ * half way.  The free runs found on the way are kept for verification and
+ * the plan, up to KEEP_RUNS_MAX (16 MiB); a filesystem with more is
+ * read again for each, since its trim is a million requests or more, next
+ * to which the reads do not count.
  */
+#define KEEP_RUNS_MAX (1U << 20)
+
 static int open_bitmap(const char *device, struct e2trim_fs *tfs)
 {
 	char detail[160];
 	dgrp_t g = 0;
 	errcode_t err;
 
-	err = bitmap_stream_open(tfs->fs, &tfs->stream);
+	err = bitmap_stream_open(tfs->fs, tfs->fd, tfs->offset_bytes,
+				 &tfs->stream);
 	if (err) {
 		com_err(program_name, err, "while reading block bitmaps of %s",
 			device);
 		return EXIT_ERROR;
 	}
-	err = bitmap_stream_check(tfs->stream, &g);
+	err = bitmap_stream_check(tfs->stream, KEEP_RUNS_MAX, &g);
 	if (!err)
 		return EXIT_OK;
 	snprintf(detail, sizeof(detail), "group %u: %s", g,
