@@ -13,6 +13,20 @@
 void bitmap_geometry(ext2_filsys fs, struct plan_geometry *geo);
 
 /*
+ * Marks in a block bitmap, run together where they touch: in an rbtree
+ * bitmap every mark costs a tree search and often an allocation, and
+ * with flex_bg the bitmaps and inode tables of many groups lie end to
+ * end.  Add ranges (at most 2^32 - 1 blocks each), then flush.
+ */
+struct mark_run {
+	ext2fs_block_bitmap map;
+	blk64_t start, len;
+};
+
+void mark_run_add(struct mark_run *mr, blk64_t blk, blk64_t len);
+void mark_run_flush(struct mark_run *mr);
+
+/*
  * The free runs of the block bitmap, read one group at a time: memory is
  * a window of bitmap blocks, the metadata of BLOCK_UNINIT groups and the
  * list of free runs the check found.  See bitmap_stream.c.

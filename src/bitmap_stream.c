@@ -52,6 +52,8 @@ struct bitmap_stream {
 	int loaded;				/* map holds group's bits */
 	int uninit;				/* group is BLOCK_UNINIT */
 	int meta_here;				/* uninit_meta in group */
+	int meta_known;				/* meta_next is set: */
+	blk64_t meta_from, meta_next;		/* first uninit_meta >= from */
 	struct free_runs runs;			/* what the check found */
 	int runs_complete;			/* every group is in runs */
 };
@@ -68,6 +70,7 @@ static errcode_t collect_uninit_meta(struct bitmap_stream *bs)
 	ext2_filsys fs = bs->fs;
 	blk64_t count = ext2fs_blocks_count(fs->super), blk;
 	int saved_type = fs->default_bitmap_type;
+	struct mark_run itable, bbitmap, ibitmap;
 	errcode_t err;
 	dgrp_t g;
 
@@ -78,22 +81,46 @@ static errcode_t collect_uninit_meta(struct bitmap_stream *bs)
 	if (err)
 		return err;
 
+	itable.map = bbitmap.map = ibitmap.map = bs->uninit_meta;
+	itable.len = bbitmap.len = ibitmap.len = 0;
 	for (g = 0; g < fs->group_desc_count; g++) {
 		if (!ext2fs_bg_flags_test(fs, g, EXT2_BG_BLOCK_UNINIT))
 			continue;
 		ext2fs_reserve_super_and_bgd(fs, g, bs->uninit_meta);
 		blk = ext2fs_inode_table_loc(fs, g);
 		if (blk && blk + fs->inode_blocks_per_group <= count)
-			ext2fs_mark_block_bitmap_range2(bs->uninit_meta, blk,
-						fs->inode_blocks_per_group);
+			mark_run_add(&itable, blk, fs->inode_blocks_per_group);
 		blk = ext2fs_block_bitmap_loc(fs, g);
 		if (blk && blk < count)
-			ext2fs_mark_block_bitmap2(bs->uninit_meta, blk);
+			mark_run_add(&bbitmap, blk, 1);
 		blk = ext2fs_inode_bitmap_loc(fs, g);
 		if (blk && blk < count)
-			ext2fs_mark_block_bitmap2(bs->uninit_meta, blk);
+			mark_run_add(&ibitmap, blk, 1);
 	}
+	mark_run_flush(&itable);
+	mark_run_flush(&bbitmap);
+	mark_run_flush(&ibitmap);
 	return 0;
+}
+
+/*
+ * Is any of that metadata in the current group?  Groups are visited in
+ * order, so the first metadata block at or after an earlier group is
+ * kept and a tree search made only when the walk has passed it.
+ */
+static int meta_in_group(struct bitmap_stream *bs)
+{
+	blk64_t end = ext2fs_blocks_count(bs->fs->super);
+
+	if (!bs->meta_known || bs->gfirst < bs->meta_from ||
+	    (bs->meta_next < bs->gfirst)) {
+		if (ext2fs_find_first_set_block_bitmap2(bs->uninit_meta,
+				bs->gfirst, end - 1, &bs->meta_next))
+			bs->meta_next = end;	/* none after gfirst */
+		bs->meta_from = bs->gfirst;
+		bs->meta_known = 1;
+	}
+	return bs->meta_next <= bs->glast;
 }
 
 static int bitmap_blk_valid(ext2_filsys fs, blk64_t blk)
@@ -142,15 +169,13 @@ static errcode_t read_group(struct bitmap_stream *bs, dgrp_t g)
 	ext2_filsys fs = bs->fs;
 	int nbytes = EXT2_CLUSTERS_PER_GROUP(fs->super) / 8;
 	unsigned int lo = 0, hi, mid;
-	blk64_t m;
 
 	bs->group = g;
 	bs->gfirst = ext2fs_group_first_block2(fs, g);
 	bs->glast = ext2fs_group_last_block2(fs, g);
 	bs->loaded = 0;
 	bs->uninit = group_is_uninit(fs, g);
-	bs->meta_here = !ext2fs_find_first_set_block_bitmap2(bs->uninit_meta,
-						bs->gfirst, bs->glast, &m);
+	bs->meta_here = meta_in_group(bs);
 	if (bs->uninit) {
 		bs->loaded = 1;
 		return 0;
