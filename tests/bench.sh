@@ -18,45 +18,69 @@ export PATH="$PATH:/sbin:/usr/sbin"
 
 disc() { awk '{print $12, $14}' "/sys/block/$(basename "$1")/stat"; }
 alloc_mib() { echo $(( $(stat -c %b "$1") * 512 / 1048576 )); }
-row() { printf '%-34s %9s %10s %10s %11s %9s\n' "$@"; }
+row() { printf '%-34s %9s %8s %10s %10s %11s %9s\n' "$@"; }
 now() { date +%s.%N; }
 secs() { printf %.3f "$(echo "$2 - $1" | bc)"; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# seconds as a multiple of the section's first row (e2trim on the device)
+ratio() { printf 'x%.1f' "$(echo "$1 / $BASE" | bc -l)"; }
 
-# run_dev NAME IMG CMD...: fresh sparse copy on a loop device; CMD gets $L
-run_dev() {
-	local name=$1 src=$2; shift 2
-	cp --sparse=always "$src" "$dir/work.img"
-	L=$(losetup -f --show "$dir/work.img")
-	export L
-	local r0 s0 r1 s1 t0 t1 rss
-	read -r r0 s0 < <(disc "$L")
+# timed CMD: run it once, set SECS and RSS_MIB
+timed() {
+	local t0 t1
 	t0=$(now)
 	/usr/bin/time -f %M -o "$dir/rss" bash -c "$*" >"$dir/out" 2>&1
 	t1=$(now)
-	read -r r1 s1 < <(disc "$L")
-	losetup -d "$L"
-	rss=$(tail -1 "$dir/rss")
-	row "$name" "$(secs "$t0" "$t1")" "$((r1 - r0))" "$(((s1 - s0) / 2048))" \
-		"$(alloc_mib "$dir/work.img")" "$((rss / 1024))"
+	SECS=$(secs "$t0" "$t1")
+	RSS_MIB=$(( $(tail -1 "$dir/rss") / 1024 ))
 }
-# run_file NAME IMG CMD...: on a sparse copy of the image file; CMD gets $F
+
+# A fresh sparse copy of IMG, written back before the clock starts so
+# that no tool pays for the copy's writeback.
+fresh_copy() {
+	cp --sparse=always "$1" "$dir/work.img"
+	sync
+}
+
+# run_dev NAME IMG CMD...: on a loop device over a fresh copy; CMD gets $L.
+# e2trim rows take the median of $REPEAT runs (the others are minutes).
+run_dev() {
+	local name=$1 src=$2 n=${REPEAT:-1} i all="" r0 s0 r1 s1; shift 2
+	for ((i = 0; i < n; i++)); do
+		fresh_copy "$src"
+		L=$(losetup -f --show "$dir/work.img")
+		export L
+		read -r r0 s0 < <(disc "$L")
+		timed "$@"
+		read -r r1 s1 < <(disc "$L")
+		losetup -d "$L"
+		all="$all $SECS"
+	done
+	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
+	[ -n "$BASE" ] || BASE=$SECS
+	row "$name" "$SECS" "$(ratio "$SECS")" "$((r1 - r0))" \
+		"$(((s1 - s0) / 2048))" "$(alloc_mib "$dir/work.img")" "$RSS_MIB"
+}
+# run_file NAME IMG CMD...: on a fresh copy of the image file; CMD gets $F
 run_file() {
-	local name=$1 src=$2; shift 2
-	cp --sparse=always "$src" "$dir/work.img"
+	local name=$1 src=$2 n=${REPEAT:-1} i all=""; shift 2
 	F=$dir/work.img
 	export F
-	local t0 t1 rss
-	t0=$(now)
-	/usr/bin/time -f %M -o "$dir/rss" bash -c "$*" >"$dir/out" 2>&1
-	t1=$(now)
-	rss=$(tail -1 "$dir/rss")
-	row "$name" "$(secs "$t0" "$t1")" - - "$(alloc_mib "$F")" "$((rss / 1024))"
+	for ((i = 0; i < n; i++)); do
+		fresh_copy "$src"
+		timed "$@"
+		all="$all $SECS"
+	done
+	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
+	[ -n "$BASE" ] || BASE=$SECS
+	row "$name" "$SECS" "$(ratio "$SECS")" - - "$(alloc_mib "$F")" "$RSS_MIB"
 }
 export -f disc
 header() {
 	echo
 	echo "== $1"
-	row method seconds requests "disc MiB" "alloc MiB" "RSS MiB"
+	row method seconds ratio requests "disc MiB" "alloc MiB" "RSS MiB"
+	BASE=
 }
 
 # Floor for the device path: a bare loop of BLKDISCARD ioctls over the
@@ -83,8 +107,8 @@ PY
 
 anchors() {	# IMG
 	local img=$1
-	run_dev "e2trim (loop device)" "$img" '"$E2TRIM" -v $L'
-	run_file "e2trim (image file)" "$img" '"$E2TRIM" -v $F'
+	REPEAT=3 run_dev "e2trim (loop device)" "$img" '"$E2TRIM" -v $L'
+	REPEAT=3 run_file "e2trim (image file)" "$img" '"$E2TRIM" -v $F'
 	run_dev "fstrim (mount+FITRIM+umount)" "$img" \
 		'mount -o nodiscard $L '"$dir/mnt"' && fstrim -v '"$dir/mnt"'; umount '"$dir/mnt"
 	if [ -z "${SKIP_FSCK:-}" ]; then
@@ -110,7 +134,11 @@ header "64 GiB ext4, fragmented ($("$E2TRIM" -n --list "$frag" | wc -l) free ext
 raw_floor "$frag"
 anchors "$frag"
 # the same image file trimmed a second time: all of it is sparse already
-run_file "e2trim, 2nd run (image file)" "$frag" '"$E2TRIM" -v $F >/dev/null; "$E2TRIM" -v $F'
+fresh_copy "$frag"
+"$E2TRIM" -q "$dir/work.img"
+cp --sparse=always "$dir/work.img" "$dir/trimmed.img"
+REPEAT=3 run_file "e2trim, 2nd run (image file)" "$dir/trimmed.img" '"$E2TRIM" -v $F'
+rm -f "$dir/trimmed.img"
 
 # 3. 15 TiB fresh ext4 on a sparse file.
 big=$dir/fresh15t.img

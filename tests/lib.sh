@@ -189,9 +189,9 @@ cleanup() {
 	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
-loop_attach() {	# IMG -> prints the loop device
+loop_attach() {	# IMG [losetup options] -> prints the loop device
 	local l
-	l=$(losetup -f --show "$1") || fail "losetup $1"
+	l=$(losetup -f --show "${@:2}" "$1") || fail "losetup $*"
 	LOOPS+=("$l")
 	echo "$l"
 }
