@@ -44,7 +44,7 @@ mk() {
 	rm -f "$img"; truncate -s "$size" "$img"
 	mke2fs -q -F -U "$UUID" \
 		-E "hash_seed=$UUID,nodiscard,lazy_itable_init=0,lazy_journal_init=0${EOPTS:+,$EOPTS}" \
-		"$@" "$img" ${BLOCKS:-} >/dev/null || die "mke2fs $* failed"
+		"$@" "$img" ${BLOCKS:+"$BLOCKS"} >/dev/null || die "mke2fs $* failed"
 }
 
 # dfs IMG COMMAND...: debugfs -w, one command per argument; any error fails.
@@ -69,7 +69,7 @@ age() {
 	local img=$1 seed=$2 frac=$3 ext=${4:-}
 	mkdir -p "$W/blobs"
 	$FIXTOOL fill-free "$img" 0x5a
-	$FIXTOOL age-script "$img" "$seed" "$frac" "$W/blobs" $ext >"$W/age.cmds"
+	$FIXTOOL age-script "$img" "$seed" "$frac" "$W/blobs" ${ext:+"$ext"} >"$W/age.cmds"
 	debugfs_script "$img" "$W/age.cmds"
 	rm -rf "$W/blobs"
 	# and free two files that run across a group edge, if there are any

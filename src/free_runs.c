@@ -68,8 +68,9 @@ static size_t first_ending_after(const struct free_runs *fr, uint64_t from)
 }
 
 /*
- * The plan and the verification walk forward, so the run after the last
- * one returned is nearly always the answer: try it before searching.
+ * The plan and the verification walk forward, so the last run returned
+ * or the one after it is nearly always the answer: try those before
+ * searching.
  */
 static errcode_t runs_next_free(void *priv, uint64_t from, uint64_t last,
 				uint64_t *run_start, uint64_t *run_end)
@@ -78,6 +79,8 @@ static errcode_t runs_next_free(void *priv, uint64_t from, uint64_t last,
 	size_t i = fr->cursor;
 	uint64_t start;
 
+	if (i < fr->n && fr->run[i][1] <= from)
+		i++;		/* the last answer ended at or before from */
 	if (i >= fr->n || fr->run[i][1] <= from ||
 	    (i > 0 && fr->run[i - 1][1] > from))
 		i = first_ending_after(fr, from);

@@ -5,6 +5,9 @@
 #
 #   BENCH_DIR   where the (sparse) images live   (default /var/tmp/e2trim-bench)
 #   BENCH_QUICK=1  skip the slow e2fsck rows on the 15 TiB image
+# The commands below are strings run later by bash -c, with $L and $F
+# set then: single quotes are meant.
+# shellcheck disable=SC2016
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 shared=$(cd "$here/../../shared/bench" 2>/dev/null && pwd) || shared=

@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 E2TRIM=$(cd "$(dirname "$E2TRIM")" && pwd)/$(basename "$E2TRIM")
 export E2TRIM
 T=$(mktemp -d /tmp/e2trim-demo.XXXXXX)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 img="$T/sample.img"
 mib() { echo "$(( $(alloc_bytes "$1") / 1048576 )) MiB"; }

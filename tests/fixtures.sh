@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the lists are for the tests that source this
 # tests/fixtures.sh - the fixture images of images/ for end-to-end tests
 #
 # Source it after tests/lib.sh.  The fixtures are made by

@@ -15,7 +15,8 @@ mkdir -p "$T"
 # Reproducible mke2fs: fixed time, config, UUID and hash seed.
 export E2FSPROGS_FAKE_TIME=1700000000
 export SOURCE_DATE_EPOCH=1700000000
-export MKE2FS_CONFIG="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mke2fs.conf"
+MKE2FS_CONFIG="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mke2fs.conf"
+export MKE2FS_CONFIG
 UUID=5b3c4e0a-6f1d-4f0e-9a51-3c2d7e8f9a10
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -32,6 +33,7 @@ run_e2trim() {
 	RC=0
 	# shellcheck disable=SC2086
 	${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" || RC=$?
+	# shellcheck disable=SC2034  # for the tests that source this file
 	OUT="$T/out"; ERR="$T/err"
 	if [ "$RC" = 99 ] && [ -n "${E2TRIM_WRAP:-}" ]; then
 		cat "$ERR" >&2

@@ -11,7 +11,7 @@ only=${1:-}
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	[ -z "$only" ] || [[ "$name" == *$only* ]] || continue
-	T=$(mktemp -d /tmp/e2trim-$name.XXXXXX)
+	T=$(mktemp -d "/tmp/e2trim-$name.XXXXXX")
 	start=$(date +%s)
 	T=$T bash "$t" >"$T.log" 2>&1
 	rc=$?

@@ -3,7 +3,9 @@
 # makes is there as NAME.img.xz, has its digest in images/SHA256SUMS and
 # is checked by t_fixtures_good.sh or t_fixtures_unsafe.sh (the lists in
 # tests/fixtures.sh), and nothing else is there; images/ stays under 5 MB.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 
 bash "$IMAGES/mkimages.sh" --list | sort >"$T/made"
@@ -24,9 +26,9 @@ for c in "${CROSSING_FIXTURES[@]}"; do
 done
 
 # every fixture is in the README's table
-for n in $(cat "$T/made"); do
+while read -r n; do
 	grep -q "^| \`$n\` " "$IMAGES/README.md" || fail "images/README.md has no row for $n"
-done
+done <"$T/made"
 
 # small: the committed files (not decompressed *.img left by hand)
 total=$( (cd "$IMAGES" && stat -c %s ./*.xz ./*.sh ./*.py ./*.md SHA256SUMS VERSIONS) |

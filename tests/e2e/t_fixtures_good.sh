@@ -11,7 +11,9 @@
 #
 # Each fixture is checked on its own, so one failing does not hide the
 # others; the test fails if any did.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 here=$(dirname "$0")/..
 
@@ -71,11 +73,12 @@ check_good() {		# name
 	done
 
 	# ranges that start and end inside extents, unaligned by one byte
-	local o l r
+	local o l r o1 l1
 	o=$(( fs_bytes / 3 + 1 )); l=$(( fs_bytes / 4 - 1 ))
 	for r in "$o $l" "$((o - 1)) $((l + 1))" "0 $fs_bytes" "0 $bs" "$bs $bs" \
 		 "$((fs_bytes - bs)) $bs" "$o 99999999999999"; do
-		set -- $r
+		read -r o1 l1 <<<"$r"
+		set -- "$o1" "$l1"
 		run_e2trim -n --list -o "$1" -l "$2" "$img"
 		assert_rc 0 "$name: -o $1 -l $2"
 		oracle_extents "$img" 0 "$1" "$2" >"$T/want.r"
@@ -90,8 +93,9 @@ check_good() {		# name
 	assert_rc 0 "$name: -v"
 	assert_grep "bytes) trimmed (dry run)" "$OUT" "$name: -v total"
 	said=$(sed -n 's/.*(\([0-9]*\) bytes) trimmed (dry run).*/\1/p' "$OUT")
-	[ "$said" -gt 0 ] && [ "$said" -le "$free_sum" ] ||
+	if [ "$said" -le 0 ] || [ "$said" -gt "$free_sum" ]; then
 		fail "$name: -v says $said bytes, free extents add up to $free_sum"
+	fi
 
 	assert_eq "$(file_md5 "$img")" "$sum" "$name: image after dry runs"
 	note "$name: $(wc -l <"$T/plan") extents match dumpe2fs, $crossing cross a group edge; image unchanged"

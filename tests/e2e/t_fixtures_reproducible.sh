@@ -4,7 +4,9 @@
 # here as an unprivileged user when there is one.  With another e2fsprogs
 # than images/VERSIONS names, mke2fs may lay things out differently: then
 # only that every fixture is still made is checked.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 
 run_as=()

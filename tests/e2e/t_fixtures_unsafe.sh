@@ -8,7 +8,9 @@
 #
 # Each fixture is checked on its own, so one failing does not hide the
 # others; the test fails if any did.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 
 no_plan() {	# what: a refusal prints no extent

@@ -5,7 +5,9 @@
 # as e2fsck does) both refuse with exit 18, --force too, and nothing but
 # the MMP block changes.  Once the other node leaves the block clean, a
 # dry run works again.  No root needed.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 
 img=$(fixture ext4-mmp)

@@ -4,7 +4,9 @@
 # device that another program holds open with O_EXCL.  --force does not
 # get past it, and the image's bytes do not change.  Needs root.
 # (t_trim_ranges_and_refusals.sh checks the same for real runs.)
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 need_root
 

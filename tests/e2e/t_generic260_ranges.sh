@@ -1,6 +1,7 @@
 #!/bin/bash
 # FITRIM's argument rules, as xfstests generic/260 checks them for fstrim,
 # on an image (dry runs: the plan is what is being checked).
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 img="$T/g.img"
@@ -32,8 +33,9 @@ assert_eq "$all" "$free" "default length trims every free byte (dumpe2fs Free bl
 run_e2trim -n -v -o 10M "$img"
 assert_rc 0 "-o 10M"
 t=$(trimmed)
-[ "$t" -gt $((fs / 2)) ] && [ "$t" -le "$fs" ] ||
+if [ "$t" -le $((fs / 2)) ] || [ "$t" -gt "$fs" ]; then
 	fail "-o 10M trimmed $t bytes, not between half and all of $fs"
+fi
 run_e2trim -n -v -l $((fs * 4)) "$img"
 assert_rc 0 "length beyond the end"
 assert_eq "$(trimmed)" "$all" "a length past the end is cut to the end"

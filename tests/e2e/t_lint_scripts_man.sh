@@ -1,7 +1,7 @@
 #!/bin/bash
 # The shipped shell scripts (initramfs-tools hook and script, dracut
-# module) and the tests of --fsck, the hooks and make install are clean
-# under shellcheck; the man page has no groff warnings; and the three
+# module) and every script of the tests, images/ and CI pass shellcheck;
+# the man page has no groff warnings; and the three
 # places that list options and exit codes agree: every long option of
 # e2trim --help is in e2trim(8), every exit code of src/e2trim.h is in
 # e2trim --help and in e2trim(8)'s EXIT STATUS.
@@ -18,8 +18,8 @@ scripts=(
 	"$top/src/initramfs-tools/scripts/local-premount/e2trim"
 	"$top/src/dracut/90e2trim/module-setup.sh"
 	"$top/src/dracut/90e2trim/e2trim-pre-mount.sh"
-	"$top"/tests/e2e/t_fsck_*.sh "$top"/tests/e2e/t_hooks_*.sh
-	"$top/tests/e2e/t_install.sh" "$top/tests/e2e/t_lint_scripts_man.sh"
+	"$top"/tests/e2e/*.sh "$top"/tests/*.sh "$top"/tests/fuzz/*.sh
+	"$top"/images/*.sh "$top/.ci/run"
 )
 shellcheck -x "${scripts[@]}" >"$T/sc.out" 2>&1 || { cat "$T/sc.out"; fail "shellcheck"; }
 # the boot scripts run under dash and busybox sh: POSIX only

@@ -4,6 +4,7 @@
 # the partition table, not partition 1, not a used block.  No root, no
 # loop device: this is what image pipelines run.  Then, as root, the same
 # image attached with partitions (losetup -P) and one mounted is refused.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 here=$(dirname "$0")/..
 
@@ -30,7 +31,7 @@ debugfs -w -f "$T/cmds" "$fs" >/dev/null 2>&1 || fail "debugfs"
 bs=$(dumpe2fs -h "$fs" 2>/dev/null | awk '/^Block size:/ {print $3}')
 free_block_ranges "$fs" | while read -r a b; do
 	head -c $(( (b - a + 1) * bs )) /dev/zero | tr '\0' '\132' |
-		dd of="$img" bs=$bs seek=$(( off / bs + a )) conv=notrunc status=none
+		dd of="$img" bs="$bs" seek=$(( off / bs + a )) conv=notrunc status=none
 done
 e2fsck -fn "$fs" >/dev/null 2>&1 || fail "e2fsck before"
 

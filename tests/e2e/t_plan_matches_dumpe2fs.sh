@@ -2,6 +2,7 @@
 # The dry-run plan of every common layout equals the free extents that
 # dumpe2fs lists, merged across block groups (and widened to whole clusters
 # on bigalloc), with and without a range and a minimum length.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 check_layout() {	# name size mke2fs-options...
@@ -32,10 +33,11 @@ check_layout() {	# name size mke2fs-options...
 	done
 
 	# ranges that start and end inside extents, unaligned by one byte
-	local o l
+	local o l o1 l1
 	o=$(( fs_bytes / 3 + 1 )); l=$(( fs_bytes / 4 - 1 ))
 	for r in "$o $l" "$((o - 1)) $((l + 1))" "0 $fs_bytes" "$bs $bs" "$o 99999999999999"; do
-		set -- $r
+		read -r o1 l1 <<<"$r"
+		set -- "$o1" "$l1"
 		run_e2trim -n --list -o "$1" -l "$2" "$img"
 		assert_rc 0 "$name: -o $1 -l $2"
 		oracle_extents "$img" 0 "$1" "$2" >"$T/want.r"

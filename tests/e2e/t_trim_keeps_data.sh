@@ -5,6 +5,7 @@
 # what is free, md5 of every used block, SEEK_DATA and the bytes for the
 # holes, the backing file's allocated size, the loop device's discard
 # counters, and e2fsck -fn.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
 here=$(dirname "$0")/..
@@ -34,7 +35,7 @@ trim_and_check() {
 		assert_rc 0 "$name ($kind): trim"
 		local req; req=$(grep -o '[0-9]* requests\?' "$OUT" | cut -d' ' -f1)
 		local d1; d1=$(disc_requests "$dev")
-		losetup -d "$dev"; LOOPS=()
+		losetup -d "$dev"
 		assert_eq "$((d1 - d0))" "$req" "$name: loop discard counter vs reported requests"
 	else
 		run_e2trim -v "$img"

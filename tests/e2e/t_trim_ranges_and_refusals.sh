@@ -3,6 +3,7 @@
 # planned bytes and nothing outside the range; --zeroout zeroes; --secure
 # where unsupported says so with exit 2; an in-use device or image is
 # refused with exit 10 by a real (not dry) run, its bytes unchanged.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
 here=$(dirname "$0")/..
