@@ -197,3 +197,34 @@ loop_attach() {	# IMG [losetup options] -> prints the loop device
 	LOOPS+=("$l")
 	echo "$l"
 }
+
+# Boot-hook tests (t_hooks_*.sh).  hook_shells: put a busybox_sh command
+# in $T/bin, $T/bin first in PATH, and set SHELLS to the shells a boot
+# script must run under: dash, and busybox sh where busybox is installed.
+hook_shells() {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\nexec busybox sh "$@"\n' >"$T/bin/busybox_sh"
+	chmod +x "$T/bin/busybox_sh"
+	export PATH="$T/bin:$PATH"
+	# shellcheck disable=SC2034  # for the caller
+	if command -v busybox >/dev/null; then
+		SHELLS="dash busybox_sh"
+	else
+		SHELLS=dash
+	fi
+}
+# hook_untouched WHAT: the hook left $IMG as it was ($SUM) and logged
+# nothing to $LOG.
+hook_untouched() {
+	[ "$(file_md5 "$IMG")" = "$SUM" ] || fail "$1: the image changed"
+	[ ! -e "$LOG" ] || { cat "$LOG"; fail "$1: wrote a log"; }
+}
+# hook_trimmed WHAT DEV: the hook trimmed DEV (the image $IMG behind it
+# now holds less than $ALLOC bytes), logged e2trim's report and exit 0
+# to $LOG, and the filesystem is still clean.
+hook_trimmed() {
+	[ "$(alloc_bytes "$IMG")" -lt "$ALLOC" ] || fail "$1: not trimmed"
+	assert_grep "e2trim: exit 0" "$LOG" "$1: log"
+	assert_grep "$2: .* trimmed" "$LOG" "$1: e2trim -v's report"
+	e2fsck -fn "$2" >/dev/null 2>&1 || fail "$1: e2fsck -fn after"
+}

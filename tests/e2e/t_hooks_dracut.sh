@@ -99,23 +99,11 @@ premount() {
 		done' "$T/dracut-lib.sh" "$hook" 2>&1)
 	[ "$out" = returned ] || fail "$1, $2: the hook said: $out"
 }
-untouched() {
-	[ "$(file_md5 "$IMG")" = "$SUM" ] || fail "$1: the image changed"
-	[ ! -e "$LOG" ] || { cat "$LOG"; fail "$1: wrote a log"; }
-}
-trimmed() {
-	[ "$(alloc_bytes "$IMG")" -lt "$ALLOC" ] || fail "$1: not trimmed"
-	assert_grep "e2trim: exit 0" "$LOG" "$1: log"
-	assert_grep "$DEV: .* trimmed" "$LOG" "$1: e2trim -v's report"
-	e2fsck -fn "$DEV" >/dev/null 2>&1 || fail "$1: e2fsck -fn after"
-}
+untouched() { hook_untouched "$@"; }
+trimmed() { hook_trimmed "$1" "$DEV"; }
 
-shells="dash"
-command -v busybox >/dev/null && shells="dash busybox_sh"
-printf '#!/bin/sh\nexec busybox sh "$@"\n' >"$T/bin/busybox_sh"
-chmod +x "$T/bin/busybox_sh"
-export PATH="$T/bin:$PATH"
-for sh in $shells; do
+hook_shells
+for sh in $SHELLS; do
 	rm -f "$T/conf"
 	fresh
 	premount "$sh" "root=UUID=$UUID ro quiet"

@@ -68,22 +68,11 @@ boot() {	# SHELL: run the script as init would; it must exit 0
 	[ $rc = 0 ] || { cat "$T/script.out"; fail "$1 $script: exit $rc"; }
 	[ ! -s "$T/script.out" ] || { cat "$T/script.out"; fail "$1: printed to the console"; }
 }
-untouched() {	# what
-	[ "$(file_md5 "$IMG")" = "$SUM" ] || fail "$1: the image changed"
-	[ ! -e "$LOG" ] || { cat "$LOG"; fail "$1: wrote a log"; }
-}
-trimmed() {	# what
-	[ "$(alloc_bytes "$IMG")" -lt "$ALLOC" ] || fail "$1: not trimmed"
-	assert_grep "e2trim: exit 0" "$LOG" "$1: log"
-	e2fsck -fn "$ROOT" >/dev/null 2>&1 || fail "$1: e2fsck -fn after"
-}
+untouched() { hook_untouched "$@"; }
+trimmed() { hook_trimmed "$1" "$ROOT"; }
 
-shells="dash"
-command -v busybox >/dev/null && shells="dash busybox_sh"
-printf '#!/bin/sh\nexec busybox sh "$@"\n' >"$T/bin/busybox_sh"
-chmod +x "$T/bin/busybox_sh"
-export PATH="$T/bin:$PATH"
-for sh in $shells; do
+hook_shells
+for sh in $SHELLS; do
 	# not enabled: nothing happens, nothing is logged
 	fresh
 	echo "BOOT_IMAGE=/vmlinuz root=UUID=$UUID ro quiet" >"$T/cmdline"
