@@ -20,46 +20,11 @@
 #
 # Needs: mke2fs, debugfs, dumpe2fs, e2fsck (e2fsprogs), mkswap
 # (util-linux), python3, xz.  See images/README.md for what each is for.
-set -euo pipefail
-export LC_ALL=C TZ=UTC
-export PATH="$PATH:/sbin:/usr/sbin"
 here=$(cd "$(dirname "$0")" && pwd)
-export E2FSPROGS_FAKE_TIME=1700000000
-export SOURCE_DATE_EPOCH=1700000000
-export MKE2FS_CONFIG=$here/../tests/mke2fs.conf
-UUID=5b3c4e0a-6f1d-4f0e-9a51-3c2d7e8f9a10
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$here/common.sh"
 FIXTOOL="python3 $here/fixtool.py"
 OUT=$here
-
-W=$(mktemp -d /tmp/mkimages.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-
-die() { echo "mkimages: $*" >&2; exit 1; }
-
-# mk IMG SIZE [mke2fs options...]: a fresh filesystem filling the file.
-# $EOPTS adds to -E (mke2fs keeps only the last -E), $BLOCKS sets the
-# block count when the filesystem must be smaller than the file.
-mk() {
-	local img=$1 size=$2; shift 2
-	rm -f "$img"; truncate -s "$size" "$img"
-	mke2fs -q -F -U "$UUID" \
-		-E "hash_seed=$UUID,nodiscard,lazy_itable_init=0,lazy_journal_init=0${EOPTS:+,$EOPTS}" \
-		"$@" "$img" ${BLOCKS:+"$BLOCKS"} >/dev/null || die "mke2fs $* failed"
-}
-
-# dfs IMG COMMAND...: debugfs -w, one command per argument; any error fails.
-dfs() {
-	local img=$1; shift
-	printf '%s\n' "$@" >"$W/dfs.cmds"
-	debugfs_script "$img" "$W/dfs.cmds"
-}
-debugfs_script() {
-	debugfs -w -f "$2" "$1" >"$W/dfs.out" 2>"$W/dfs.err" || die "debugfs failed on $1"
-	if grep -v '^debugfs [0-9.]* (' "$W/dfs.err" | grep -q .; then
-		cat "$W/dfs.err" >&2
-		die "debugfs reported errors on $1"
-	fi
-}
 
 # age IMG SEED FRACTION [extents]: every free block written with 0x5a,
 # then files of many sizes written until about FRACTION of the free

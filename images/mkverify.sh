@@ -18,14 +18,9 @@
 # with their own SHA256SUMS (digests of the decompressed images).
 # Reproducible as mkimages.sh is: fixed clock, tests/mke2fs.conf, fixed
 # UUID and hash seed, lazy_itable_init=0, file contents from a formula.
-set -euo pipefail
-export LC_ALL=C TZ=UTC
-export PATH="$PATH:/sbin:/usr/sbin"
 here=$(cd "$(dirname "$0")" && pwd)
-export E2FSPROGS_FAKE_TIME=1700000000
-export SOURCE_DATE_EPOCH=1700000000
-export MKE2FS_CONFIG=$here/../tests/mke2fs.conf
-UUID=5b3c4e0a-6f1d-4f0e-9a51-3c2d7e8f9a10
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$here/common.sh"
 OUT=$here/verify
 
 # name, the exit code e2trim must give, what its message must say
@@ -44,32 +39,6 @@ FIXTURES=(
 	"verify-bad-leaf      16 inode 12: Corrupt extent header"
 	"verify-inode-csum    16 inode 12: Inode checksum does not match inode"
 )
-
-W=$(mktemp -d /tmp/mkverify.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-
-die() { echo "mkverify: $*" >&2; exit 1; }
-
-# mk IMG SIZE [mke2fs options...]: a fresh filesystem filling the file
-mk() {
-	local img=$1 size=$2; shift 2
-	rm -f "$img"; truncate -s "$size" "$img"
-	mke2fs -q -F -U "$UUID" \
-		-E "hash_seed=$UUID,nodiscard,lazy_itable_init=0,lazy_journal_init=0" \
-		"$@" "$img" || die "mke2fs $* failed"
-}
-
-# dfs IMG COMMAND...: debugfs -w, one command per argument; any error fails
-dfs() {
-	local img=$1; shift
-	printf '%s\n' "$@" >"$W/dfs.cmds"
-	debugfs -w -f "$W/dfs.cmds" "$img" >"$W/dfs.out" 2>"$W/dfs.err" ||
-		die "debugfs failed on $img"
-	if grep -v '^debugfs [0-9.]* (' "$W/dfs.err" | grep -q .; then
-		cat "$W/dfs.err" >&2
-		die "debugfs reported errors on $img"
-	fi
-}
 
 # q IMG REQUEST: one read-only debugfs request, its output
 q() { debugfs -R "$2" "$1" 2>/dev/null; }
