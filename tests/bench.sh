@@ -91,7 +91,7 @@ header() {
 raw_floor() {
 	local img=$1
 	"$E2TRIM" -n --list "$img" >"$dir/extents"
-	cp --sparse=always "$img" "$dir/work.img"
+	fresh_copy "$img"
 	L=$(losetup -f --show "$dir/work.img")
 	python3 - "$L" "$dir/extents" <<'PY'
 import fcntl, os, struct, sys, time
