@@ -60,8 +60,10 @@ void bitmap_stream_close(struct bitmap_stream *bs);
 
 /*
  * Bitmap blocks read in batches; see bitmap_read.c.  Reads @n (at most
- * BITMAP_READ_BATCH) blocks @blk[] into @buf, block i at i * blocksize,
- * setting @err[i] to 0 or EXT2_ET_BLOCK_BITMAP_READ.
+ * BITMAP_READ_BATCH) blocks @blk[] and returns the buffer that holds
+ * block i at i * blocksize, valid until the next call; sets @err[i] to 0
+ * or EXT2_ET_BLOCK_BITMAP_READ (all of them to EXT2_ET_NO_MEMORY, and
+ * returns NULL, when no buffer could be had).
  */
 #define BITMAP_READ_BATCH 64
 
@@ -69,8 +71,9 @@ struct bitmap_read;
 
 errcode_t bitmap_read_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
 			   struct bitmap_read **out);
-void bitmap_read_blocks(struct bitmap_read *br, const blk64_t *blk,
-			unsigned int n, unsigned char *buf, errcode_t *err);
+const unsigned char *bitmap_read_blocks(struct bitmap_read *br,
+					const blk64_t *blk, unsigned int n,
+					errcode_t *err);
 void bitmap_read_close(struct bitmap_read *br);
 
 #endif /* E2TRIM_BITMAP_H */

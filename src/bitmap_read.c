@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,13 +36,27 @@
 
 struct bitmap_read {
 	ext2_filsys fs;
+	unsigned char *buf;	/* BITMAP_READ_BATCH blocks */
 	int fd;			/* for batches, or -1: through libext2fs */
 	uint64_t offset_bytes;	/* where the filesystem starts */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	int misaligned;		/* the device refused a read as unaligned */
+	int broken;		/* the ring did what it cannot: see below */
 #endif
 };
+
+/* The buffer, zeroed: io_uring's writes are invisible to valgrind. */
+static errcode_t alloc_buf(struct bitmap_read *br)
+{
+	size_t len = (size_t)BITMAP_READ_BATCH * br->fs->blocksize;
+	errcode_t err;
+
+	err = ext2fs_get_memalign(len, br->fs->blocksize, &br->buf);
+	if (!err)
+		memset(br->buf, 0, len);
+	return err;
+}
 
 #ifdef HAVE_LIBURING
 /*
@@ -74,47 +89,63 @@ static int open_batch(struct bitmap_read *br, int fd)
 }
 
 /*
- * Submit all @n reads and wait for every one of them: the buffers must
- * not be handed back while the kernel may still write into them.
- * @ok[i] says whether block i came back whole.
+ * Submit all @n reads and wait for every one of them: the buffer must not
+ * be read, or filled again, while the kernel may still write into it.
+ * @ok[i] says whether block i came back whole.  Should the ring take
+ * fewer requests than it was given (the rest would stay queued, to land
+ * in a later batch's slots) or fail to say when they are done, it is
+ * marked broken and nothing of this batch is trusted.
  */
 static void read_batch(struct bitmap_read *br, const blk64_t *blk,
-			unsigned int n, unsigned char *buf, int *ok)
+			unsigned int n, int *ok)
 {
-	unsigned int bs = br->fs->blocksize, i, done = 0, queued = 0;
+	unsigned int bs = br->fs->blocksize, i, done = 0;
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ok[i] = 0;
-		sqe = io_uring_get_sqe(&br->ring);
-		if (!sqe)
-			break;
-		io_uring_prep_read(sqe, br->fd, buf + (size_t)i * bs, bs,
+		sqe = io_uring_get_sqe(&br->ring);	/* n <= ring size */
+		io_uring_prep_read(sqe, br->fd, br->buf + (size_t)i * bs, bs,
 				   br->offset_bytes + blk[i] * bs);
 		sqe->user_data = i;
-		queued++;
 	}
 	ret = io_uring_submit(&br->ring);
-	if (ret < 0)
-		queued = 0;	/* nothing went in: all is read again below */
-	else if ((unsigned int)ret < queued)
-		queued = ret;	/* only the first @ret are in flight */
-	while (done < queued) {
+	if (ret != (int)n) {
+		br->broken = 1;
+		return;
+	}
+	while (done < n) {
 		ret = io_uring_wait_cqe(&br->ring, &cqe);
 		if (ret == -EINTR)
 			continue;
-		if (ret < 0)
-			break;	/* cannot happen with requests in flight */
+		if (ret < 0) {
+			br->broken = 1;
+			return;
+		}
 		i = cqe->user_data;
-		if (i < n)
-			ok[i] = cqe->res == (int)bs;
+		ok[i] = cqe->res == (int)bs;
 		if (cqe->res == -EINVAL)
 			br->misaligned = 1;
 		io_uring_cqe_seen(&br->ring, cqe);
 		done++;
 	}
+}
+
+/*
+ * From now on, libext2fs reads.  A broken ring may still have reads in
+ * flight into the buffer: that buffer is left to them, never freed or
+ * used again, and a new one taken.
+ */
+static errcode_t stop_batches(struct bitmap_read *br)
+{
+	io_uring_queue_exit(&br->ring);
+	close(br->fd);
+	br->fd = -1;
+	if (!br->broken)
+		return 0;
+	br->buf = NULL;
+	return alloc_buf(br);
 }
 #endif
 
@@ -130,6 +161,11 @@ errcode_t bitmap_read_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	br->fs = fs;
 	br->fd = -1;
 	br->offset_bytes = offset_bytes;
+	err = alloc_buf(br);
+	if (err) {
+		ext2fs_free_mem(&br);
+		return err;
+	}
 #ifdef HAVE_LIBURING
 	open_batch(br, fd);
 #else
@@ -160,21 +196,23 @@ static void readahead_blocks(ext2_filsys fs, const blk64_t *blk,
 		io_channel_cache_readahead(fs->io, start, len);
 }
 
-void bitmap_read_blocks(struct bitmap_read *br, const blk64_t *blk,
-			unsigned int n, unsigned char *buf, errcode_t *err)
+const unsigned char *bitmap_read_blocks(struct bitmap_read *br,
+				       const blk64_t *blk, unsigned int n,
+				       errcode_t *err)
 {
 	int ok[BITMAP_READ_BATCH] = { 0 };
 	unsigned int bs = br->fs->blocksize, i;
 
 #ifdef HAVE_LIBURING
 	if (br->fd >= 0)
-		read_batch(br, blk, n, buf, ok);
-	if (br->misaligned) {
-		/* not aligned for this device: the rest goes the slow way */
-		io_uring_queue_exit(&br->ring);
-		close(br->fd);
-		br->fd = -1;
-		br->misaligned = 0;
+		read_batch(br, blk, n, ok);
+	if (br->fd >= 0 && (br->misaligned || br->broken)) {
+		memset(ok, 0, sizeof(ok));
+		if (stop_batches(br)) {
+			for (i = 0; i < n; i++)
+				err[i] = EXT2_ET_NO_MEMORY;
+			return NULL;
+		}
 	}
 #endif
 	if (br->fd < 0)
@@ -182,9 +220,10 @@ void bitmap_read_blocks(struct bitmap_read *br, const blk64_t *blk,
 	for (i = 0; i < n; i++) {
 		err[i] = 0;
 		if (!ok[i] && io_channel_read_blk64(br->fs->io, blk[i], 1,
-						    buf + (size_t)i * bs))
+						    br->buf + (size_t)i * bs))
 			err[i] = EXT2_ET_BLOCK_BITMAP_READ;
 	}
+	return br->buf;
 }
 
 void bitmap_read_close(struct bitmap_read *br)
@@ -192,10 +231,9 @@ void bitmap_read_close(struct bitmap_read *br)
 	if (!br)
 		return;
 #ifdef HAVE_LIBURING
-	if (br->fd >= 0) {
-		io_uring_queue_exit(&br->ring);
-		close(br->fd);
-	}
+	if (br->fd >= 0)
+		stop_batches(br);
 #endif
+	ext2fs_free_mem(&br->buf);
 	ext2fs_free_mem(&br);
 }

@@ -45,7 +45,7 @@ struct bitmap_stream {
 	dgrp_t win_group[BITMAP_READ_BATCH];
 	blk64_t win_blk[BITMAP_READ_BATCH];
 	errcode_t win_err[BITMAP_READ_BATCH];
-	unsigned char *win_buf;
+	const unsigned char *win_buf;		/* the reader's */
 	const unsigned char *map;		/* the current group's bits */
 	dgrp_t group;				/* the current group */
 	blk64_t gfirst, glast;			/* its first and last block */
@@ -159,8 +159,8 @@ static void fill_window(struct bitmap_stream *bs, dgrp_t g)
 	}
 	bs->win_end = g;
 	bs->win_n = n;
-	bitmap_read_blocks(bs->reader, bs->win_blk, n, bs->win_buf,
-			   bs->win_err);
+	bs->win_buf = bitmap_read_blocks(bs->reader, bs->win_blk, n,
+					 bs->win_err);
 }
 
 /* Group @g's bitmap, read and checked against its checksum. */
@@ -335,13 +335,7 @@ errcode_t bitmap_stream_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	if (err)
 		return err;
 	bs->fs = fs;
-	err = ext2fs_get_memalign(BITMAP_READ_BATCH * fs->blocksize,
-				  fs->blocksize, &bs->win_buf);
-	/* io_uring's writes are invisible to valgrind: define it once */
-	if (!err)
-		memset(bs->win_buf, 0, BITMAP_READ_BATCH * fs->blocksize);
-	if (!err)
-		err = bitmap_read_open(fs, fd, offset_bytes, &bs->reader);
+	err = bitmap_read_open(fs, fd, offset_bytes, &bs->reader);
 	if (!err)
 		err = collect_uninit_meta(bs);
 	if (err) {
@@ -416,6 +410,5 @@ void bitmap_stream_close(struct bitmap_stream *bs)
 		ext2fs_free_block_bitmap(bs->uninit_meta);
 	bitmap_read_close(bs->reader);
 	free_runs_free(&bs->runs);
-	ext2fs_free_mem(&bs->win_buf);
 	ext2fs_free_mem(&bs);
 }
