@@ -135,8 +135,11 @@ static void read_batch(struct bitmap_read *br, const blk64_t *blk,
 /*
  * From now on, libext2fs reads.  A broken ring may still have reads in
  * flight into the buffer: that buffer is left to them, never freed or
- * used again, and a new one taken.
+ * used again (kept here for as long as the process lives, so that leak
+ * checkers see why), and a new one taken.
  */
+static unsigned char *volatile left_to_the_kernel;	/* stores kept */
+
 static errcode_t stop_batches(struct bitmap_read *br)
 {
 	io_uring_queue_exit(&br->ring);
@@ -144,6 +147,7 @@ static errcode_t stop_batches(struct bitmap_read *br)
 	br->fd = -1;
 	if (!br->broken)
 		return 0;
+	left_to_the_kernel = br->buf;
 	br->buf = NULL;
 	return alloc_buf(br);
 }
