@@ -140,16 +140,16 @@ static void read_batch(struct bitmap_read *br, const blk64_t *blk,
  */
 static unsigned char *volatile left_to_the_kernel;	/* stores kept */
 
-static errcode_t stop_batches(struct bitmap_read *br)
+static void stop_batches(struct bitmap_read *br)
 {
 	io_uring_queue_exit(&br->ring);
 	close(br->fd);
 	br->fd = -1;
 	if (!br->broken)
-		return 0;
+		return;
 	left_to_the_kernel = br->buf;
 	br->buf = NULL;
-	return alloc_buf(br);
+	alloc_buf(br);		/* none: bitmap_read_blocks() says so */
 }
 #endif
 
@@ -212,13 +212,14 @@ const unsigned char *bitmap_read_blocks(struct bitmap_read *br,
 		read_batch(br, blk, n, ok);
 	if (br->fd >= 0 && (br->misaligned || br->broken)) {
 		memset(ok, 0, sizeof(ok));
-		if (stop_batches(br)) {
-			for (i = 0; i < n; i++)
-				err[i] = EXT2_ET_NO_MEMORY;
-			return NULL;
-		}
+		stop_batches(br);
 	}
 #endif
+	if (!br->buf) {
+		for (i = 0; i < n; i++)
+			err[i] = EXT2_ET_NO_MEMORY;
+		return NULL;
+	}
 	if (br->fd < 0)
 		readahead_blocks(br->fs, blk, n);
 	for (i = 0; i < n; i++) {

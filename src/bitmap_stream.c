@@ -33,7 +33,6 @@
 #include "bitmap.h"
 #include "free_runs.h"
 
-
 struct bitmap_stream {
 	ext2_filsys fs;
 	ext2fs_block_bitmap uninit_meta;	/* see above; sparse */
@@ -52,7 +51,6 @@ struct bitmap_stream {
 	int loaded;				/* map holds group's bits */
 	int uninit;				/* group is BLOCK_UNINIT */
 	int meta_here;				/* uninit_meta in group */
-	int meta_known;				/* meta_next is set: */
 	blk64_t meta_from, meta_next;		/* first uninit_meta >= from */
 	struct free_runs runs;			/* what the check found */
 	int runs_complete;			/* every group is in runs */
@@ -112,13 +110,11 @@ static int meta_in_group(struct bitmap_stream *bs)
 {
 	blk64_t end = ext2fs_blocks_count(bs->fs->super);
 
-	if (!bs->meta_known || bs->gfirst < bs->meta_from ||
-	    (bs->meta_next < bs->gfirst)) {
+	if (bs->gfirst < bs->meta_from || bs->meta_next < bs->gfirst) {
 		if (ext2fs_find_first_set_block_bitmap2(bs->uninit_meta,
 				bs->gfirst, end - 1, &bs->meta_next))
 			bs->meta_next = end;	/* none after gfirst */
 		bs->meta_from = bs->gfirst;
-		bs->meta_known = 1;
 	}
 	return bs->meta_next <= bs->glast;
 }
@@ -335,6 +331,7 @@ errcode_t bitmap_stream_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	if (err)
 		return err;
 	bs->fs = fs;
+	bs->meta_from = ~(blk64_t)0;	/* nothing known: search */
 	err = bitmap_read_open(fs, fd, offset_bytes, &bs->reader);
 	if (!err)
 		err = collect_uninit_meta(bs);

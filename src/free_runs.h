@@ -20,9 +20,9 @@ struct free_runs {
 
 /*
  * Append [start, end), which must not begin before the last run ends;
- * a run that touches the last one extends it.  Beyond @max runs the list
- * (or when memory runs out) the list is dropped and overflow set; that
- * is no error: the caller reads the bitmap again instead.  Returns 0, or
+ * a run that touches the last one extends it.  Beyond @max runs, or when
+ * memory runs out, the list is dropped and overflow set; that is no
+ * error: the caller reads the bitmap again instead.  Returns 0, or
  * EXT2_ET_INVALID_ARGUMENT for a run out of order.
  */
 errcode_t free_runs_add(struct free_runs *fr, uint64_t start, uint64_t end);
