@@ -1,6 +1,6 @@
 # e2trim - discard the free space of an unmounted ext2/ext3/ext4 filesystem
 #
-#   make            build build/e2trim
+#   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.0
 #   make demo       install what is missing, build, trim a sample image
 #   make check      install what is missing, build, run every test
 #   make check SANITIZE=1   the same under ASan + UBSan
@@ -13,6 +13,10 @@ CC ?= cc
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+# not the multiarch directory: pkg-config --define-prefix finds the prefix
+# from where e2trim.pc lies, <prefix>/lib/pkgconfig
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/e2trim
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 # initramfs-tools and dracut look only here, whatever PREFIX is
@@ -41,43 +45,94 @@ PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid) \
 PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
 	   $(shell pkg-config --libs liburing 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
+# what a static link against libe2trim.a needs besides (e2trim.pc)
+PC_PRIVATE = ext2fs blkid$(shell pkg-config --exists liburing && echo ' liburing')
+VERSION := $(shell sed -n 's/^\#define E2TRIM_VERSION "\(.*\)"/\1/p' src/e2trim.h)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wno-format-nonliteral
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment are honoured (Debian's
+# dpkg-buildflags hardening flags build warning-free).
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
+ALL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -I$(B) $(CPPFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(ALL_CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+DEPFLAGS = -MMD -MP
 
-LIB_SRCS := src/gates.c src/open.c src/partition.c src/fsck.c src/plan.c \
+# The library: every stage of the engine.  src/cli/ is the command, its
+# first client, which sees it through src/e2trim.h only.
+LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
-	    src/size.c src/verify.c src/verify_inodes.c \
+	    src/verify.c src/verify_inodes.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
-	    src/report.c
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
+	    src/apply.c src/errors.c
+ERR_C := $(B)/e2trim_err.c
+ERR_H := $(B)/e2trim_err.h
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
+CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c
+CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
+SO_VERSION := 0
+LIB_A := $(B)/libe2trim.a
+LIB_SO := $(B)/libe2trim.so.$(SO_VERSION)
 BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
-	      test_free_runs test_bitmap_stream
+	      test_free_runs test_bitmap_stream test_errors test_uring
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \
 	uninstall clean images
 
-all: $(BIN)
+all: $(BIN) $(LIB_A) $(LIB_SO) $(B)/e2trim.pc
 
-$(B)/%.o: src/%.c src/*.h | $(B)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# The error table: codes and messages from compile_et (comerr-dev).
+$(ERR_C) $(ERR_H) &: src/e2trim_err.et | $(B)
+	cd $(B) && compile_et $(CURDIR)/src/e2trim_err.et
 
-$(BIN): $(B)/e2trim.o $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# Every object is position-independent: the same ones go into both
+# libraries.  Only the public e2trim_* functions (and the error table's
+# initializer) are exported from the shared one: libe2trim.map.
+$(B)/%.o: src/%.c | $(ERR_H) $(B)/cli
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
 
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(B)/tests
-	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
-		$(CMOCKA_LIBS) $(PKG_LIBS)
+$(B)/e2trim_err.o: $(ERR_C)
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
 
-$(B) $(B)/tests:
+$(LIB_A): $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) src/libe2trim.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libe2trim.so.$(SO_VERSION) \
+		-Wl,--version-script=src/libe2trim.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lpthread
+	ln -sf libe2trim.so.$(SO_VERSION) $(B)/libe2trim.so
+
+# The command links the static library: it runs wherever it is installed.
+$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A) \
+		$(PKG_LIBS) -lpthread
+
+$(B)/e2trim.pc: src/e2trim.pc.in Makefile | $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' $< >$@
+
+# White-box tests: every object, the command's too (not its main).
+$(B)/tests/test_uring: tests/unit/test_uring.c $(LIB_OBJS) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		-Wl,--wrap=io_uring_submit -Wl,--wrap=__io_uring_get_cqe \
+		$(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
+
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(CLI_OBJS) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -Isrc/cli $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		$(CLI_OBJS) $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
+
+$(B) $(B)/tests $(B)/cli:
 	mkdir -p $@
+
+-include $(wildcard $(B)/*.d $(B)/cli/*.d)
 
 # Install the Debian packages only when something is missing.
 deps:
@@ -129,15 +184,21 @@ FUZZ_SECONDS ?= 120
 FB := build-fuzz
 FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -fno-omit-frame-pointer \
 	      -fsanitize=address,undefined -fno-sanitize-recover=all \
-	      -D_FILE_OFFSET_BITS=64 $(PKG_CFLAGS)
-FUZZ_OBJS := $(LIB_SRCS:src/%.c=$(FB)/%.o)
+	      -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -I$(FB) $(PKG_CFLAGS)
+FUZZ_OBJS := $(LIB_SRCS:src/%.c=$(FB)/%.o) $(FB)/e2trim_err.o
 
-$(FB)/%.o: src/%.c src/*.h | $(FB)
+$(FB)/e2trim_err.c $(FB)/e2trim_err.h &: src/e2trim_err.et | $(FB)
+	cd $(FB) && compile_et $(CURDIR)/src/e2trim_err.et
+
+$(FB)/%.o: src/%.c | $(FB)/e2trim_err.h
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FB)/e2trim_err.o: $(FB)/e2trim_err.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FB)/fuzz_open_plan: tests/fuzz/fuzz_open_plan.c $(FUZZ_OBJS) | $(FB)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< \
-		$(FUZZ_OBJS) $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
 
 $(FB):
 	mkdir -p $@
@@ -148,14 +209,23 @@ fuzz: deps
 
 # Everything `make install` puts in place, and `make uninstall` removes.
 INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
+	    $(INCLUDEDIR)/e2trim.h $(INCLUDEDIR)/e2trim_err.h \
+	    $(LIBDIR)/libe2trim.a $(LIBDIR)/libe2trim.so.$(SO_VERSION) \
+	    $(LIBDIR)/libe2trim.so $(LIBDIR)/pkgconfig/e2trim.pc \
 	    $(INITRAMFSDIR)/hooks/e2trim \
 	    $(INITRAMFSDIR)/scripts/local-premount/e2trim \
 	    $(DRACUTDIR)/90e2trim/module-setup.sh \
 	    $(DRACUTDIR)/90e2trim/e2trim-pre-mount.sh \
 	    $(UNITDIR)/e2trim@.service
 
-install: $(BIN)
+install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
+	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR) src/e2trim.h $(ERR_H)
+	install -D -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libe2trim.a
+	install -D -m 0755 $(LIB_SO) \
+		$(DESTDIR)$(LIBDIR)/libe2trim.so.$(SO_VERSION)
+	ln -sf libe2trim.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libe2trim.so
+	install -D -m 0644 $(B)/e2trim.pc $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8
 	install -D -m 0644 src/e2trim.conf $(DESTDIR)$(DOCDIR)/e2trim.conf
 	install -D -m 0755 src/initramfs-tools/hooks/e2trim \
@@ -172,7 +242,8 @@ install: $(BIN)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rmdir $(DESTDIR)$(DRACUTDIR)/90e2trim $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rmdir $(DESTDIR)$(DRACUTDIR)/90e2trim $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig 2>/dev/null || true
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -20,7 +20,7 @@
  * whole is read again that way, so the batch can only be faster, never
  * different.
  */
-#define _GNU_SOURCE		/* O_DIRECT */
+/* _GNU_SOURCE, for O_DIRECT: the Makefile defines it */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,70 +1,251 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * e2trim.h - what the command line decided, and how e2trim ends
+ * e2trim.h - libe2trim: discard the free space of an unmounted ext2/3/4
+ *            filesystem, on a block device or in an image file
  *
- * Every stage of the pipeline (open + gates, plan, target, report) takes
- * the control structure first; main() turns each stage's result into one
- * of the exit codes below, in one place.
+ * The engine of the e2trim command, for programs that want it without
+ * spawning a process: post-fsck hooks, image builders, fleet tools.
+ *
+ *	struct e2trim *t;
+ *	errcode_t err = e2trim_new(&t);
+ *	if (!err) err = e2trim_open(t, "disk.img", &opts);  // + refusals
+ *	if (!err) err = e2trim_check(t);      // safety gates (optional:
+ *	if (!err) err = e2trim_verify(t);     //   apply runs them if not)
+ *	if (!err) err = e2trim_apply(t, NULL, NULL);
+ *	... e2trim_result(t)->bytes_trimmed ...
+ *	e2trim_free(t);
+ *
+ * Every call that can fail returns an errcode_t: 0, or one of the
+ * E2TRIM_ERR_* codes of <e2trim_err.h> (compile_et, libcom_err).  Each
+ * code is one refusal or one failure; e2trim_message() spells it out,
+ * with what the caller should do next, and e2trim_exit_code() gives the
+ * e2trim command's exit code for it.  A refusal always comes before the
+ * first discard: nothing has been trimmed.
+ *
+ * No function prints, exits, installs a signal handler or keeps state
+ * outside its handle: two threads may each work on a filesystem of their
+ * own at the same time.  One handle must not be used by two threads at
+ * once.  The only process-wide effect is that e2trim_new() registers the
+ * e2trim and ext2 error tables with libcom_err (once, thread-safely), so
+ * that error_message() knows their codes.
+ *
+ * Link with `pkg-config --cflags --libs e2trim`.
  */
 #ifndef E2TRIM_H
 #define E2TRIM_H
 
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "target.h"
+#include <et/com_err.h>
+#include <e2trim_err.h>
 
 #define E2TRIM_VERSION "0.1.0"
 
 /*
- * Exit codes.  0-3 are the usual outcomes; 10-19 are refusals, and a
- * refusal always means that nothing was discarded; so do 20 and 21, when
- * e2fsck (--fsck) stopped the run.  The same table is in
- * README.md, e2trim --help and e2trim(8): change all of them together.
+ * The e2trim command's exit codes.  0-3 are the usual outcomes; 10-21
+ * are refusals, and a refusal always means that nothing was discarded.
+ * The same table is in README.md, e2trim --help and e2trim(8), and
+ * e2trim_exit_code() maps each error code onto one of them.
  */
 enum e2trim_exit {
-	EXIT_OK = 0,		/* trimmed, or dry run done */
-	EXIT_ERROR = 1,		/* operational error: open, read, discard I/O */
-	EXIT_UNSUPPORTED = 2,	/* the device cannot discard at all */
-	EXIT_USAGE = 3,		/* bad option or argument */
-	EXIT_IN_USE = 10,	/* mounted, swap, or opened exclusively elsewhere */
-	EXIT_NOT_EXT = 11,	/* no ext2/3/4 filesystem found */
-	EXIT_FEATURE = 12,	/* filesystem feature e2trim does not know */
-	EXIT_NOT_CLEAN = 13,	/* not cleanly unmounted, or errors recorded */
-	EXIT_JOURNAL = 14,	/* journal needs recovery */
-	EXIT_ORPHANS = 15,	/* orphan inodes wait to be released */
-	EXIT_CORRUPT = 16,	/* descriptor or bitmap checksum/layout bad */
-	EXIT_TRUNCATED = 17,	/* device or image smaller than the filesystem */
-	EXIT_MMP = 18,		/* multi-mount protection: in use elsewhere */
-	EXIT_UNVERIFIED = 19,	/* bitmap marks blocks free that are in use */
-	EXIT_FSCK_REBOOT = 20,	/* e2fsck exited 2 or 3: reboot first */
-	EXIT_FSCK_FAILED = 21,	/* e2fsck exited 4 or more, or could not run */
-	EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
+	E2TRIM_EXIT_OK = 0,		/* trimmed, or dry run done */
+	E2TRIM_EXIT_ERROR = 1,		/* operational error: open, read, discard I/O */
+	E2TRIM_EXIT_UNSUPPORTED = 2,	/* the device cannot discard at all */
+	E2TRIM_EXIT_USAGE = 3,		/* bad option or argument */
+	E2TRIM_EXIT_IN_USE = 10,	/* mounted, swap, or opened exclusively elsewhere */
+	E2TRIM_EXIT_NOT_EXT = 11,	/* no ext2/3/4 filesystem found */
+	E2TRIM_EXIT_FEATURE = 12,	/* filesystem feature e2trim does not know */
+	E2TRIM_EXIT_NOT_CLEAN = 13,	/* not cleanly unmounted, or errors recorded */
+	E2TRIM_EXIT_JOURNAL = 14,	/* journal needs recovery */
+	E2TRIM_EXIT_ORPHANS = 15,	/* orphan inodes wait to be released */
+	E2TRIM_EXIT_CORRUPT = 16,	/* descriptor or bitmap checksum/layout bad */
+	E2TRIM_EXIT_TRUNCATED = 17,	/* device or image smaller than the filesystem */
+	E2TRIM_EXIT_MMP = 18,		/* multi-mount protection: in use elsewhere */
+	E2TRIM_EXIT_UNVERIFIED = 19,	/* bitmap marks blocks free that are in use */
+	E2TRIM_EXIT_FSCK_REBOOT = 20,	/* e2fsck exited 2 or 3: reboot first */
+	E2TRIM_EXIT_FSCK_FAILED = 21,	/* e2fsck exited 4 or more, or could not run */
+	E2TRIM_EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
 };
 
-/* --fsck: run e2fsck before the filesystem is opened */
-enum fsck_mode {
-	FSCK_NONE = 0,		/* no: the gates alone decide */
-	FSCK_PREEN,		/* --fsck: e2fsck -p */
-	FSCK_FORCE,		/* --fsck=force: e2fsck -f -p */
+/* How the space is given back. */
+enum e2trim_mode {
+	E2TRIM_DISCARD,		/* BLKDISCARD, or punch a hole in an image */
+	E2TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
+	E2TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
 };
 
-struct e2trim_control {
-	const char *device;	/* block device or image file */
-	uint64_t start_bytes;	/* -o: start of the range to trim */
-	uint64_t len_bytes;	/* -l: length of the range, UINT64_MAX = to end */
-	uint64_t minlen_bytes;	/* -m: skip free extents shorter than this */
-	enum trim_mode mode;	/* -s, -z: how to give the space back */
-	unsigned int partition;	/* -p: partition number in an image, or 0 */
-	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
-	unsigned int dryrun : 1,
-		     verbose : 1,
-		     quiet : 1,
-		     force : 1,
-		     list : 1,
-		     no_verify : 1;	/* trust the bitmap: --no-verify, or
-					   whatever just proved it (e2fsck -f) */
+/* What e2trim_open() is to do; zero-initialise, then set what you need. */
+struct e2trim_options {
+	unsigned int partition;	/* the filesystem is partition N (1-based,
+				   MBR or GPT) of a disk image; 0: none */
+	uint64_t offset_bytes;	/* or it starts this far into the image or
+				   device (with partition 0) */
+	enum e2trim_mode mode;
+	unsigned int dryrun : 1,	/* open read-only, discard nothing, but
+					   count exactly what would be */
+		     force : 1,		/* pass the gates of an unclean state
+					   (13, 14, 15) with a warning */
+		     no_verify : 1;	/* trust the bitmap: safe only right
+					   after a full e2fsck -f */
 };
 
-extern const char *program_name;
+/*
+ * The range to trim, in bytes from the start of the filesystem, as
+ * FITRIM takes it.  Extents shorter than minlen are left alone.
+ */
+struct e2trim_range {
+	uint64_t start_bytes;
+	uint64_t len_bytes;		/* UINT64_MAX: to the end */
+	uint64_t minlen_bytes;
+};
+
+/*
+ * Every number a report prints.  Owned by the handle, valid until
+ * e2trim_free(); filled in as the stages run (apply updates it after
+ * every request, so a callback may read it as progress).
+ */
+struct e2trim_result {
+	/* the filesystem (after e2trim_open) */
+	uint32_t block_size;		/* bytes */
+	uint32_t cluster_size;		/* bytes; block_size unless bigalloc */
+	uint64_t blocks;		/* blocks in the filesystem */
+	uint64_t free_blocks;		/* as the superblock counts them */
+	uint64_t first_data_block;
+	uint64_t fs_offset_bytes;	/* where it starts in the file/device */
+	uint64_t size_bytes;		/* of the device, image or partition */
+	unsigned int is_blkdev : 1,
+		     dryrun : 1,
+		     interrupted : 1;
+	/* the range: as asked, and the minimum as applied */
+	struct e2trim_range range;
+	uint64_t minlen_applied_bytes;	/* raised to the discard granularity */
+	/* the target's discard limits (after e2trim_apply) */
+	uint64_t granularity_bytes;	/* 1 when any byte range can go */
+	uint64_t alignment_bytes;	/* first boundary's offset */
+	uint64_t max_request_bytes;	/* 0: no limit */
+	/* the plan */
+	uint64_t extents;		/* free extents in the range */
+	uint64_t extent_bytes;		/* their total length */
+	uint64_t extents_below_minimum;	/* shorter than minlen: skipped */
+	uint64_t bytes_below_minimum;
+	/* the requests */
+	uint64_t requests;		/* completed (dry run: planned) */
+	uint64_t bytes_trimmed;		/* the bytes they covered */
+	uint64_t bytes_already_sparse;	/* holes in an image: left alone */
+	uint64_t bytes_kept_for_alignment;	/* at extent edges */
+	uint64_t extents_too_small_aligned;	/* no whole granule inside */
+	/* a request that failed: -errno and where (0 if none did) */
+	int error_errno;
+	uint64_t error_start_bytes;
+};
+
+struct e2trim;
+
+/* A new handle, nothing opened yet.  Returns 0 or E2TRIM_ERR_NO_MEMORY. */
+errcode_t e2trim_new(struct e2trim **out);
+
+/*
+ * Open @path, a block device or image file, as @opts says (@opts may be
+ * NULL: a real trim of the whole device).  Refuses a device that is
+ * mounted or in use, and claims it (O_EXCL, loop devices over an image
+ * included) until e2trim_free().  On a filesystem with multi-mount
+ * protection a real trim takes MMP, as e2fsck does.  @path is copied.
+ */
+errcode_t e2trim_open(struct e2trim *t, const char *path,
+		      const struct e2trim_options *opts);
+
+/*
+ * Only the first steps of e2trim_open(): refuse a device that is in use
+ * or cannot be opened, and find where the filesystem starts
+ * (*@fs_offset_bytes).  Nothing stays open, so that e2fsck can have the
+ * device to itself; call e2trim_open() afterwards.
+ */
+errcode_t e2trim_probe(struct e2trim *t, const char *path,
+		       const struct e2trim_options *opts,
+		       uint64_t *fs_offset_bytes);
+
+/*
+ * The safety gates: features, journal, orphans, clean state, size,
+ * every group descriptor and every block bitmap's checksum.  Each gate
+ * runs once; with opts.force the state gates (13, 14, 15) pass, and
+ * e2trim_forced() says which did.
+ */
+errcode_t e2trim_check(struct e2trim *t);
+
+/*
+ * The codes of the gates that --force let pass, in order: the @i-th, or
+ * 0 after the last.  Each is worth a warning: blocks that hold data may
+ * be discarded.
+ */
+errcode_t e2trim_forced(const struct e2trim *t, unsigned int i);
+
+/*
+ * Check who owns every block the bitmap calls free; refuse
+ * (E2TRIM_ERR_UNVERIFIED) if anything references one.  Runs the gates
+ * first if they have not run.  With opts.no_verify it does nothing.
+ */
+errcode_t e2trim_verify(struct e2trim *t);
+
+/*
+ * The range to trim (the whole filesystem unless set), validated here
+ * once: E2TRIM_ERR_RANGE_SHORT, E2TRIM_ERR_RANGE_OUTSIDE.
+ */
+errcode_t e2trim_set_range(struct e2trim *t, const struct e2trim_range *r);
+
+/*
+ * Each free extent of the range, in ascending order, merged across group
+ * edges; those shorter than the minimum are counted, not passed.  Return
+ * non-zero from @fn to stop (E2TRIM_ERR_INTERRUPTED).
+ */
+typedef int (*e2trim_extent_fn)(void *priv, uint64_t start_bytes,
+				uint64_t len_bytes);
+
+/*
+ * Walk the plan without trimming: the extents go to @fn (may be NULL),
+ * and the result's extent counts are filled in.  Runs the gates and
+ * verification first if they have not run.
+ */
+errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv);
+
+/*
+ * Trim the range: every extent goes to @fn (may be NULL) just before
+ * it is trimmed, inward to the device's discard granularity and split
+ * at its largest request.  A dry run counts exactly what would be
+ * trimmed.  Runs the gates and verification first if they have not run.
+ * On E2TRIM_ERR_DISCARD, E2TRIM_ERR_INTERRUPTED and the like the result
+ * says exactly what was trimmed before the stop; the rest is untouched.
+ */
+errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv);
+
+/*
+ * Cancellation: while *@flag is non-zero no new request starts (those in
+ * flight finish) and apply returns E2TRIM_ERR_INTERRUPTED.  A signal
+ * handler may set it.  NULL: none.
+ */
+void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag);
+
+/* The numbers so far; never NULL for a handle from e2trim_new(). */
+const struct e2trim_result *e2trim_result(const struct e2trim *t);
+
+/*
+ * The particulars of the last error on @t: "mounted on /mnt", "group 3
+ * descriptor checksum does not match"; "" if none.
+ */
+const char *e2trim_detail(const struct e2trim *t);
+
+/*
+ * @code (from a call on @t, which may be NULL) in one line, as the e2trim
+ * command prints it after "e2trim: <target>: ".  Returns @buf.
+ */
+const char *e2trim_message(const struct e2trim *t, errcode_t code,
+			   char *buf, size_t len);
+
+/* The e2trim command's exit code for @code: 0 for 0, 1 if unknown. */
+int e2trim_exit_code(errcode_t code);
+
+/* Close everything (releasing MMP, writing no metadata) and free @t. */
+void e2trim_free(struct e2trim *t);
 
 #endif /* E2TRIM_H */

@@ -6,59 +6,10 @@
  * discard.  Each has its own exit code so that a boot script can tell
  * "run e2fsck" from "unmount it first" without parsing messages.
  */
-#include <stdio.h>
-
 #include <ext2fs/ext2fs.h>
 
+#include "e2trim.h"
 #include "gates.h"
-
-static const struct refusal refusals[] = {
-	{ EXIT_IN_USE, "is mounted or in use",
-	  "unmount it first; for a mounted filesystem use fstrim" },
-	{ EXIT_NOT_EXT, "does not hold an ext2/ext3/ext4 filesystem",
-	  "check the device or image name" },
-	{ EXIT_FEATURE, "uses a filesystem feature e2trim does not support",
-	  "use fstrim on the mounted filesystem instead" },
-	{ EXIT_NOT_CLEAN, "was not cleanly unmounted or has errors recorded",
-	  "run e2fsck -f first" },
-	{ EXIT_JOURNAL, "has a journal that needs recovery",
-	  "run e2fsck first to replay it" },
-	{ EXIT_ORPHANS, "has orphan inodes waiting to be released",
-	  "run e2fsck first" },
-	{ EXIT_CORRUPT, "has a damaged group descriptor or block bitmap",
-	  "run e2fsck -f first" },
-	{ EXIT_TRUNCATED, "is smaller than the filesystem it holds",
-	  "check that the image or device is complete, then run e2fsck -f" },
-	{ EXIT_MMP, "is in use by another node or by e2fsck (multi-mount protection)",
-	  "wait until it is released; if nobody uses it, run e2fsck -f" },
-	{ EXIT_UNVERIFIED, "has a block bitmap that marks in-use blocks free",
-	  "run e2fsck -f first" },
-};
-
-const struct refusal *refusal_for(enum e2trim_exit code)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
-		if (refusals[i].code == code)
-			return &refusals[i];
-	return NULL;
-}
-
-int refuse(const char *device, enum e2trim_exit code, const char *detail)
-{
-	const struct refusal *r = refusal_for(code);
-
-	if (!r)
-		return code;
-	if (detail)
-		fprintf(stderr, "%s: %s: %s (%s); %s\n", program_name, device,
-			r->what, detail, r->fix);
-	else
-		fprintf(stderr, "%s: %s: %s; %s\n", program_name, device,
-			r->what, r->fix);
-	return code;
-}
 
 /*
  * The ext2fs_has_feature_*() helpers take a non-const superblock, so the
@@ -98,21 +49,22 @@ static int sb_not_clean(const struct ext2_super_block *sb)
 }
 
 struct sb_gate {
-	enum e2trim_exit code;
+	errcode_t code;
 	int forcible;
 	int (*failed)(const struct ext2_super_block *sb);
 };
 
 /* Most specific first: a crashed ext4 needs replay more than anything. */
 static const struct sb_gate sb_gates[] = {
-	{ EXIT_FEATURE, 0, sb_unknown_features },
-	{ EXIT_JOURNAL, 1, sb_journal_needs_recovery },
-	{ EXIT_ORPHANS, 1, sb_orphans_pending },
-	{ EXIT_NOT_CLEAN, 1, sb_not_clean },
+	{ E2TRIM_ERR_FEATURE, 0, sb_unknown_features },
+	{ E2TRIM_ERR_JOURNAL, 1, sb_journal_needs_recovery },
+	{ E2TRIM_ERR_ORPHANS, 1, sb_orphans_pending },
+	{ E2TRIM_ERR_NOT_CLEAN, 1, sb_not_clean },
 };
 
-int gates_check_super(const char *device, const struct ext2_super_block *sb,
-		      int force)
+errcode_t gates_check_super(const struct ext2_super_block *sb, int force,
+			    errcode_t *forced, unsigned int max,
+			    unsigned int *nforced)
 {
 	size_t i;
 
@@ -122,12 +74,9 @@ int gates_check_super(const char *device, const struct ext2_super_block *sb,
 		if (!g->failed(sb))
 			continue;
 		if (!(force && g->forcible))
-			return refuse(device, g->code, NULL);
-		fprintf(stderr,
-			"%s: %s: WARNING: %s, trimming anyway because of --force.\n"
-			"%s: %s: WARNING: blocks that hold data may be discarded.\n",
-			program_name, device, refusal_for(g->code)->what,
-			program_name, device);
+			return g->code;
+		if (*nforced < max)
+			forced[(*nforced)++] = g->code;
 	}
-	return EXIT_OK;
+	return 0;
 }

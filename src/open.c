@@ -13,41 +13,34 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
-#include <et/com_err.h>
-
+#include "e2trim_int.h"
 #include "gates.h"
 #include "open.h"
 #include "partition.h"
 
-static int check_not_mounted(const char *device)
+static errcode_t check_not_mounted(struct e2trim *t)
 {
 	char mtpt[PATH_MAX + 1] = "";
 	int flags = 0;
 	errcode_t err;
 
-	err = ext2fs_check_mount_point(device, &flags, mtpt, sizeof(mtpt));
-	if (err) {
-		com_err(program_name, err,
-			"while determining whether %s is mounted", device);
-		return EXIT_ERROR;
-	}
-	if (flags & EXT2_MF_MOUNTED) {
-		char detail[PATH_MAX + 32];
-
-		snprintf(detail, sizeof(detail), "mounted on %s", mtpt);
-		return refuse(device, EXIT_IN_USE, detail);
-	}
+	err = ext2fs_check_mount_point(t->path, &flags, mtpt, sizeof(mtpt));
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_MOUNT_CHECK, err, NULL);
+	if (flags & EXT2_MF_MOUNTED)
+		return lib_fail(t, E2TRIM_ERR_MOUNTED, "mounted on %s", mtpt);
 	if (flags & EXT2_MF_SWAP)
-		return refuse(device, EXIT_IN_USE, "in use as swap");
+		return lib_fail(t, E2TRIM_ERR_SWAP, "in use as swap");
 	if (flags & EXT2_MF_BUSY)
-		return refuse(device, EXIT_IN_USE, "busy");
-	return EXIT_OK;
+		return lib_fail(t, E2TRIM_ERR_BUSY, "busy");
+	return 0;
 }
 
 /*
@@ -55,20 +48,19 @@ static int check_not_mounted(const char *device)
  * moment.  Claim every such loop device with O_EXCL for the whole run: if
  * one is already claimed (mounted, or held by another tool), refuse.
  */
-static int hold_loop_devices(const char *device, const struct stat *st,
-			     struct e2trim_fs *tfs)
+static errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
 {
 	char path[PATH_MAX], backing[PATH_MAX];
 	struct dirent *de;
 	struct stat bst;
 	DIR *dir;
 	FILE *f;
-	int ret = EXIT_OK;
+	errcode_t ret = 0;
 
 	dir = opendir("/sys/block");
 	if (!dir)
-		return EXIT_OK;
-	while (ret == EXIT_OK && (de = readdir(dir))) {
+		return 0;
+	while (!ret && (de = readdir(dir))) {
 		if (strncmp(de->d_name, "loop", 4))
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
@@ -85,124 +77,106 @@ static int hold_loop_devices(const char *device, const struct stat *st,
 			continue;
 
 		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		if (tfs->nloops == MAX_LOOP_HOLDS) {
-			ret = refuse(device, EXIT_IN_USE,
-				     "attached to too many loop devices");
+		if (t->nloops == MAX_LOOP_HOLDS) {
+			ret = lib_fail(t, E2TRIM_ERR_TOO_MANY_LOOPS,
+				       "attached to too many loop devices");
 			break;
 		}
-		tfs->loop_fds[tfs->nloops] = open(path, O_RDONLY | O_EXCL |
-						  O_CLOEXEC);
-		if (tfs->loop_fds[tfs->nloops] < 0) {
-			char detail[PATH_MAX + 64];
-
-			snprintf(detail, sizeof(detail),
-				 "attached to %s, which is in use", path);
-			ret = refuse(device, EXIT_IN_USE, detail);
+		t->loop_fds[t->nloops] = open(path, O_RDONLY | O_EXCL |
+					      O_CLOEXEC);
+		if (t->loop_fds[t->nloops] < 0) {
+			ret = lib_fail(t, E2TRIM_ERR_LOOP_BUSY,
+				       "attached to %s, which is in use", path);
 			break;
 		}
-		tfs->nloops++;
+		t->nloops++;
 	}
 	closedir(dir);
 	return ret;
 }
 
-static int open_device(const struct e2trim_control *ctl,
-		       struct e2trim_fs *tfs)
+static errcode_t open_device(struct e2trim *t)
 {
-	int mode = ctl->dryrun ? O_RDONLY : O_RDWR;
+	int mode = t->opt.dryrun ? O_RDONLY : O_RDWR;
 	struct stat st;
 
-	if (stat(ctl->device, &st)) {
-		fprintf(stderr, "%s: %s: cannot open: %s\n", program_name,
-			ctl->device, strerror(errno));
-		return EXIT_ERROR;
-	}
-	tfs->is_blkdev = S_ISBLK(st.st_mode);
-	if (!tfs->is_blkdev && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: %s: not a block device or image file\n",
-			program_name, ctl->device);
-		return EXIT_USAGE;
-	}
+	if (stat(t->path, &st))
+		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno, "cannot open");
+	t->is_blkdev = S_ISBLK(st.st_mode);
+	if (!t->is_blkdev && !S_ISREG(st.st_mode))
+		return lib_fail(t, E2TRIM_ERR_NOT_BLOCK_OR_FILE, NULL);
 
 	/* O_EXCL on a block device fails while it is mounted or claimed. */
-	tfs->fd = open(ctl->device, mode | O_CLOEXEC |
-		       (tfs->is_blkdev ? O_EXCL : 0));
-	if (tfs->fd < 0 && errno == EBUSY)
-		return refuse(ctl->device, EXIT_IN_USE,
-			      "opened exclusively by another program");
-	if (tfs->fd < 0) {
-		fprintf(stderr, "%s: %s: cannot open%s: %s\n", program_name,
-			ctl->device, ctl->dryrun ? "" : " for writing",
-			strerror(errno));
-		return EXIT_ERROR;
-	}
+	t->fd = open(t->path, mode | O_CLOEXEC | (t->is_blkdev ? O_EXCL : 0));
+	if (t->fd < 0 && errno == EBUSY)
+		return lib_fail(t, E2TRIM_ERR_EXCLUSIVE,
+				"opened exclusively by another program");
+	if (t->fd < 0)
+		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno,
+				      t->opt.dryrun ? "cannot open" :
+				      "cannot open for writing");
 
-	if (!tfs->is_blkdev) {
-		tfs->size_bytes = st.st_size;
-		return hold_loop_devices(ctl->device, &st, tfs);
+	if (!t->is_blkdev) {
+		t->size_bytes = st.st_size;
+		return hold_loop_devices(t, &st);
 	}
-	if (ioctl(tfs->fd, BLKGETSIZE64, &tfs->size_bytes)) {
-		fprintf(stderr, "%s: %s: cannot get device size: %s\n",
-			program_name, ctl->device, strerror(errno));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	if (ioctl(t->fd, BLKGETSIZE64, &t->size_bytes))
+		return lib_fail_cause(t, E2TRIM_ERR_DEVICE_SIZE, errno, NULL);
+	return 0;
 }
 
 /*
- * --partition N: the filesystem lives inside a whole-disk image.  Every
- * read libext2fs makes and every hole e2trim punches is shifted by the
- * partition's start, and the partition's end is the end of the device.
+ * --partition N, or a byte offset: the filesystem lives inside a
+ * whole-disk image.  Every read libext2fs makes and every hole e2trim
+ * punches is shifted by its start, and the partition's end is the end of
+ * the device.
  */
-static int locate_partition(const struct e2trim_control *ctl,
-			    struct e2trim_fs *tfs)
+static errcode_t locate_partition(struct e2trim *t)
 {
-	uint64_t start, size;
+	uint64_t start = t->opt.offset_bytes, size = UINT64_MAX;
+	errcode_t err;
 
-	if (tfs->is_blkdev) {
-		fprintf(stderr, "%s: %s: --partition is for image files; give "
-			"the partition's own device (such as /dev/sdb1)\n",
-			program_name, ctl->device);
-		return EXIT_USAGE;
+	if (t->opt.partition) {
+		if (t->is_blkdev)
+			return lib_fail(t, E2TRIM_ERR_PARTITION_ON_BLKDEV, NULL);
+		err = partition_locate(t, t->fd, t->opt.partition, &start,
+				       &size);
+		if (err)
+			return err;
 	}
-	if (partition_locate(ctl->device, tfs->fd, ctl->partition, &start,
-			     &size))
-		return EXIT_NOT_EXT;
-	if (start >= tfs->size_bytes)
-		return refuse(ctl->device, EXIT_TRUNCATED,
-			      "the partition starts past the end of the image");
-	if (size > tfs->size_bytes - start)
-		size = tfs->size_bytes - start;
-	tfs->offset_bytes = start;
-	tfs->size_bytes = size;
-	snprintf(tfs->io_options, sizeof(tfs->io_options), "offset=%llu",
+	if (start >= t->size_bytes)
+		return lib_fail(t, E2TRIM_ERR_PARTITION_PAST_END,
+				"the partition starts past the end of the image");
+	if (size > t->size_bytes - start)
+		size = t->size_bytes - start;
+	t->offset_bytes = start;
+	t->size_bytes = size;
+	snprintf(t->io_options, sizeof(t->io_options), "offset=%llu",
 		 (unsigned long long)start);
-	return EXIT_OK;
+	return 0;
 }
 
-static const char *io_options(const struct e2trim_fs *tfs)
+static const char *io_options(const struct e2trim *t)
 {
-	return tfs->io_options[0] ? tfs->io_options : NULL;
+	return t->io_options[0] ? t->io_options : NULL;
 }
 
 /* What a failed ext2fs_open2() means for the person running e2trim. */
-static int open_error(const char *device, uint64_t size_bytes, errcode_t err)
+static errcode_t open_error(struct e2trim *t, errcode_t err)
 {
-	const char *msg = error_message(err);
-
 	switch (err) {
 	case EXT2_ET_SHORT_READ:
 		/* too small to hold a superblock is simply not ext */
-		if (size_bytes < 2048)
-			return refuse(device, EXIT_NOT_EXT, NULL);
-		return refuse(device, EXIT_TRUNCATED, msg);
+		if (t->size_bytes < 2048)
+			return lib_fail(t, E2TRIM_ERR_NOT_EXT, NULL);
+		return lib_fail_cause(t, E2TRIM_ERR_TRUNCATED, err, NULL);
 	case EXT2_ET_BAD_MAGIC:
 	case EXT2_ET_REV_TOO_HIGH:
 	case EXT2_ET_UNEXPECTED_BLOCK_SIZE:
-		return refuse(device, EXIT_NOT_EXT, msg);
+		return lib_fail_cause(t, E2TRIM_ERR_NOT_EXT, err, NULL);
 	case EXT2_ET_UNSUPP_FEATURE:
 	case EXT2_ET_RO_UNSUPP_FEATURE:
-		return refuse(device, EXIT_FEATURE, msg);
+		return lib_fail_cause(t, E2TRIM_ERR_FEATURE, err, NULL);
 	case EXT2_ET_MMP_FAILED:
 	case EXT2_ET_MMP_FSCK_ON:
 	case EXT2_ET_MMP_UNKNOWN_SEQ:
@@ -210,7 +184,7 @@ static int open_error(const char *device, uint64_t size_bytes, errcode_t err)
 	case EXT2_ET_MMP_MAGIC_INVALID:
 	case EXT2_ET_MMP_BAD_BLOCK:
 	case EXT2_ET_MMP_CSUM_INVALID:
-		return refuse(device, EXIT_MMP, msg);
+		return lib_fail_cause(t, E2TRIM_ERR_MMP, err, NULL);
 	case EXT2_ET_SB_CSUM_INVALID:
 	case EXT2_ET_CORRUPT_SUPERBLOCK:
 	case EXT2_ET_GDESC_READ:
@@ -219,30 +193,31 @@ static int open_error(const char *device, uint64_t size_bytes, errcode_t err)
 	case EXT2_ET_GDESC_BAD_INODE_TABLE:
 	case EXT2_ET_BAD_DESC_SIZE:
 	case EXT2_ET_UNKNOWN_CSUM:
-		return refuse(device, EXIT_CORRUPT, msg);
+		return lib_fail_cause(t, E2TRIM_ERR_SUPER_DAMAGED, err, NULL);
+	case EXT2_ET_NO_MEMORY:
+		return lib_fail_cause(t, E2TRIM_ERR_NO_MEMORY, err, NULL);
 	default:
-		com_err(program_name, err, "while opening %s", device);
-		return EXIT_ERROR;
+		return lib_fail_cause(t, E2TRIM_ERR_OPEN_FS, err, NULL);
 	}
 }
 
 /* Read the MMP block only, and refuse unless it is clean. */
-static int check_mmp_clean(const char *device, struct e2trim_fs *tfs)
+static errcode_t check_mmp_clean(struct e2trim *t)
 {
 	struct mmp_struct *mmp;
-	errcode_t err;
-	int ret = EXIT_OK;
+	errcode_t err, ret = 0;
 
-	err = ext2fs_get_mem(tfs->fs->blocksize, &mmp);
+	err = ext2fs_get_mem(t->fs->blocksize, &mmp);
 	if (err)
-		return open_error(device, tfs->size_bytes, err);
-	err = ext2fs_mmp_read(tfs->fs, tfs->fs->super->s_mmp_block, mmp);
+		return open_error(t, err);
+	err = ext2fs_mmp_read(t->fs, t->fs->super->s_mmp_block, mmp);
 	if (err)
-		ret = open_error(device, tfs->size_bytes, err);
+		ret = open_error(t, err);
 	else if (mmp->mmp_seq == EXT4_MMP_SEQ_FSCK)
-		ret = refuse(device, EXIT_MMP, "e2fsck is running on it");
+		ret = lib_fail(t, E2TRIM_ERR_MMP_FSCK, "e2fsck is running on it");
 	else if (mmp->mmp_seq != EXT4_MMP_SEQ_CLEAN)
-		ret = refuse(device, EXIT_MMP, "its MMP block is not clean");
+		ret = lib_fail(t, E2TRIM_ERR_MMP_NOT_CLEAN,
+			       "its MMP block is not clean");
 	ext2fs_free_mem(&mmp);
 	return ret;
 }
@@ -253,64 +228,69 @@ static int check_mmp_clean(const char *device, struct e2trim_fs *tfs)
  * it on close.  A dry run writes nothing, so it only reads the MMP block.
  * Either way e2trim refuses unless the last user left it clean.
  */
-static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+static errcode_t open_fs(struct e2trim *t)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
 	errcode_t err;
-	int ret;
 
-	err = ext2fs_open2(ctl->device, io_options(tfs), flags, 0, 0,
-			   unix_io_manager,
-			   &tfs->fs);
+	err = ext2fs_open2(t->path, io_options(t), flags, 0, 0,
+			   unix_io_manager, &t->fs);
 	if (err) {
-		tfs->fs = NULL;
-		return open_error(ctl->device, tfs->size_bytes, err);
+		t->fs = NULL;
+		return open_error(t, err);
 	}
 	/*
 	 * Every bitmap libext2fs builds for us (ext2fs_check_desc()'s, the
 	 * stream's) is sparse: a bitarray of a 15 TiB filesystem is 500 MB.
 	 */
-	tfs->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
-	if (!ext2fs_has_feature_mmp(tfs->fs->super))
-		return EXIT_OK;
-
+	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	/*
 	 * A sequence that is not "clean" means a node holds the filesystem
 	 * or died holding it.  libext2fs would take over a dead node's
-	 * filesystem after waiting; that is e2fsck's job, so refuse.
+	 * filesystem after waiting; that is e2fsck's job, so refuse.  (A
+	 * node that has it mounted also left it "not clean": MMP comes
+	 * first, it says why.)
 	 */
-	ret = check_mmp_clean(ctl->device, tfs);
-	if (ret || ctl->dryrun)
-		return ret;
-
-	/* Unknown features are refused before MMP writes anything. */
-	if (gates_check_super(ctl->device, tfs->fs->super, 0) == EXIT_FEATURE)
-		return EXIT_FEATURE;
-	ext2fs_close_free(&tfs->fs);
-	err = ext2fs_open2(ctl->device, io_options(tfs),
-			   EXT2_FLAG_64BITS | EXT2_FLAG_RW, 0, 0, unix_io_manager,
-			   &tfs->fs);
-	if (err) {
-		tfs->fs = NULL;
-		return open_error(ctl->device, tfs->size_bytes, err);
+	if (ext2fs_has_feature_mmp(t->fs->super)) {
+		err = check_mmp_clean(t);
+		if (err)
+			return err;
 	}
-	tfs->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
-	return EXIT_OK;
+	/*
+	 * The superblock's gates, once, before MMP writes anything: a
+	 * filesystem that is to be refused is never claimed.
+	 */
+	t->nforced = 0;
+	err = gates_check_super(t->fs->super, t->opt.force, t->forced,
+				MAX_FORCED, &t->nforced);
+	if (err)
+		return lib_fail(t, err, NULL);
+	if (!ext2fs_has_feature_mmp(t->fs->super) || t->opt.dryrun)
+		return 0;
+	ext2fs_close_free(&t->fs);
+	err = ext2fs_open2(t->path, io_options(t),
+			   EXT2_FLAG_64BITS | EXT2_FLAG_RW, 0, 0, unix_io_manager,
+			   &t->fs);
+	if (err) {
+		t->fs = NULL;
+		return open_error(t, err);
+	}
+	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	return 0;
 }
 
 /* The image or device must hold every block the filesystem claims. */
-static int check_size(const char *device, const struct e2trim_fs *tfs)
+static errcode_t check_size(struct e2trim *t)
 {
-	uint64_t need = ext2fs_blocks_count(tfs->fs->super) *
-			(uint64_t)tfs->fs->blocksize;
-	char detail[128];
+	uint64_t need = ext2fs_blocks_count(t->fs->super) *
+			(uint64_t)t->fs->blocksize;
 
-	if (tfs->size_bytes >= need)
-		return EXIT_OK;
-	snprintf(detail, sizeof(detail),
-		 "filesystem needs %llu bytes, only %llu are there",
-		 (unsigned long long)need, (unsigned long long)tfs->size_bytes);
-	return refuse(device, EXIT_TRUNCATED, detail);
+	if (t->size_bytes >= need)
+		return 0;
+	return lib_fail(t, E2TRIM_ERR_TRUNCATED,
+			"filesystem needs %llu bytes, only %llu are there",
+			(unsigned long long)need,
+			(unsigned long long)t->size_bytes);
 }
 
 /* Does [blk, blk + n) lie inside [first, last]? */
@@ -358,27 +338,23 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
  * group whose descriptor is bad may carry a BLOCK_UNINIT flag that hides
  * data: check every one before its bitmap is believed.
  */
-static int check_descriptors(const char *device, ext2_filsys fs)
+static errcode_t check_descriptors(struct e2trim *t)
 {
-	char detail[160];
+	ext2_filsys fs = t->fs;
 	errcode_t err;
 	dgrp_t g;
 
 	for (g = 0; g < fs->group_desc_count; g++) {
-		if (!ext2fs_group_desc_csum_verify(fs, g)) {
-			snprintf(detail, sizeof(detail),
-				 "group %u descriptor checksum does not match",
-				 g);
-			return refuse(device, EXIT_CORRUPT, detail);
-		}
+		if (!ext2fs_group_desc_csum_verify(fs, g))
+			return lib_fail(t, E2TRIM_ERR_DESC_CSUM,
+					"group %u descriptor checksum does not match",
+					g);
 		err = check_group_layout(fs, g);
-		if (err) {
-			snprintf(detail, sizeof(detail), "group %u: %s", g,
-				 error_message(err));
-			return refuse(device, EXIT_CORRUPT, detail);
-		}
+		if (err)
+			return lib_fail(t, E2TRIM_ERR_DESC_LAYOUT,
+					"group %u: %s", g, error_message(err));
 	}
-	return EXIT_OK;
+	return 0;
 }
 
 /*
@@ -391,98 +367,142 @@ static int check_descriptors(const char *device, ext2_filsys fs)
  */
 #define KEEP_RUNS_MAX (1U << 20)
 
-static int open_bitmap(const char *device, struct e2trim_fs *tfs)
+static errcode_t open_bitmap(struct e2trim *t)
 {
-	char detail[160];
 	dgrp_t g = 0;
 	errcode_t err;
 
-	err = bitmap_stream_open(tfs->fs, tfs->fd, tfs->offset_bytes,
-				 &tfs->stream);
-	if (err) {
-		com_err(program_name, err, "while reading block bitmaps of %s",
-			device);
-		return EXIT_ERROR;
-	}
-	err = bitmap_stream_check(tfs->stream, KEEP_RUNS_MAX, &g);
+	err = bitmap_stream_open(t->fs, t->fd, t->offset_bytes, &t->stream);
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err, NULL);
+	err = bitmap_stream_check(t->stream, KEEP_RUNS_MAX, &g);
 	if (!err)
-		return EXIT_OK;
-	snprintf(detail, sizeof(detail), "group %u: %s", g,
-		 error_message(err));
+		return 0;
 	if (err == EXT2_ET_BLOCK_BITMAP_CSUM_INVALID ||
 	    err == EXT2_ET_GDESC_BAD_BLOCK_MAP)
-		return refuse(device, EXIT_CORRUPT, detail);
-	fprintf(stderr, "%s: %s: cannot read block bitmap of %s\n",
-		program_name, device, detail);
-	return EXIT_ERROR;
+		return lib_fail(t, E2TRIM_ERR_BITMAP_CSUM, "group %u: %s", g,
+				error_message(err));
+	return lib_fail(t, E2TRIM_ERR_BITMAP_READ, "group %u: %s", g,
+			error_message(err));
 }
 
-int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+/* The first steps, shared by open and probe. */
+static errcode_t open_steps(struct e2trim *t, const char *path,
+			    const struct e2trim_options *opts)
 {
-	int ret;
+	errcode_t err;
 
-	memset(tfs, 0, sizeof(*tfs));
-	tfs->fd = -1;
-
-	ret = check_not_mounted(ctl->device);
-	if (ret == EXIT_OK)
-		ret = open_device(ctl, tfs);
-	if (ret == EXIT_OK && ctl->partition)
-		ret = locate_partition(ctl, tfs);
-	if (ret == EXIT_OK)
-		ret = open_fs(ctl, tfs);
-	if (ret == EXIT_OK)
-		ret = gates_check_super(ctl->device, tfs->fs->super,
-					ctl->force);
-	if (ret == EXIT_OK)
-		ret = check_size(ctl->device, tfs);
-	if (ret == EXIT_OK)
-		ret = check_descriptors(ctl->device, tfs->fs);
-	if (ret == EXIT_OK)
-		ret = open_bitmap(ctl->device, tfs);
-	if (ret != EXIT_OK)
-		e2trim_fs_close(tfs);
-	return ret;
+	if (t->path)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened");
+	t->path = strdup(path);
+	if (!t->path)
+		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
+	if (opts)
+		t->opt = *opts;
+	t->res.dryrun = t->opt.dryrun;
+	err = check_not_mounted(t);
+	if (!err)
+		err = open_device(t);
+	if (!err && (t->opt.partition || t->opt.offset_bytes))
+		err = locate_partition(t);
+	t->res.is_blkdev = t->is_blkdev;
+	t->res.fs_offset_bytes = t->offset_bytes;
+	t->res.size_bytes = t->size_bytes;
+	return err;
 }
 
-int e2trim_fs_probe(const struct e2trim_control *ctl, uint64_t *offset_bytes)
+/* What the result says of the filesystem, once it is open. */
+static void fill_geometry(struct e2trim *t)
 {
-	struct e2trim_fs tfs;
-	int ret;
+	struct e2trim_result *r = &t->res;
 
-	memset(&tfs, 0, sizeof(tfs));
-	tfs.fd = -1;
-	ret = check_not_mounted(ctl->device);
-	if (ret == EXIT_OK)
-		ret = open_device(ctl, &tfs);
-	if (ret == EXIT_OK && ctl->partition)
-		ret = locate_partition(ctl, &tfs);
-	*offset_bytes = tfs.offset_bytes;
-	e2trim_fs_close(&tfs);
-	return ret;
+	bitmap_geometry(t->fs, &t->geo);
+	r->block_size = t->geo.block_size;
+	r->cluster_size = t->geo.block_size * t->geo.cluster_ratio;
+	r->blocks = t->geo.blocks_count;
+	r->free_blocks = ext2fs_free_blocks_count(t->fs->super);
+	r->first_data_block = t->geo.first_data_block;
+	t->range.start_bytes = 0;
+	t->range.len_bytes = UINT64_MAX;
+	t->range.minlen_bytes = 0;
+	r->range = (struct e2trim_range){ 0, UINT64_MAX, 0 };
 }
 
-void e2trim_fs_close(struct e2trim_fs *tfs)
+errcode_t e2trim_open(struct e2trim *t, const char *path,
+		      const struct e2trim_options *opts)
 {
-	bitmap_stream_close(tfs->stream);
-	tfs->stream = NULL;
-	if (tfs->fs) {
+	errcode_t err;
+
+	err = open_steps(t, path, opts);
+	if (!err)
+		err = open_fs(t);
+	if (!err)
+		fill_geometry(t);
+	else
+		open_close(t);
+	return err;
+}
+
+errcode_t e2trim_check(struct e2trim *t)
+{
+	errcode_t err;
+
+	if (!t->fs)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
+	if (t->checked)
+		return 0;
+	/* the superblock's own gates ran in open_fs(), before MMP */
+	err = check_size(t);
+	if (!err)
+		err = check_descriptors(t);
+	if (!err)
+		err = open_bitmap(t);
+	if (!err)
+		t->checked = 1;
+	return err;
+}
+
+errcode_t e2trim_forced(const struct e2trim *t, unsigned int i)
+{
+	return i < t->nforced ? t->forced[i] : 0;
+}
+
+errcode_t e2trim_probe(struct e2trim *t, const char *path,
+		       const struct e2trim_options *opts,
+		       uint64_t *fs_offset_bytes)
+{
+	errcode_t err = open_steps(t, path, opts);
+
+	*fs_offset_bytes = t->offset_bytes;
+	open_close(t);
+	free(t->path);
+	t->path = NULL;
+	return err;
+}
+
+void open_close(struct e2trim *t)
+{
+	bitmap_stream_close(t->stream);
+	t->stream = NULL;
+	t->checked = 0;
+	t->verified = 0;
+	if (t->fs) {
 		/*
 		 * e2trim changes no metadata, so close must write none.  On a
 		 * read-write open (MMP) ext2fs_close2() would add the MMP
 		 * block's writes to s_kbytes_written and rewrite the
 		 * superblock: release MMP here, then close read-only.
 		 */
-		if (tfs->fs->flags & EXT2_FLAG_RW)
-			ext2fs_mmp_stop(tfs->fs);
-		tfs->fs->flags &= ~(EXT2_FLAG_RW | EXT2_FLAG_DIRTY |
-				    EXT2_FLAG_CHANGED | EXT2_FLAG_BB_DIRTY |
-				    EXT2_FLAG_IB_DIRTY);
-		ext2fs_close_free(&tfs->fs);
+		if (t->fs->flags & EXT2_FLAG_RW)
+			ext2fs_mmp_stop(t->fs);
+		t->fs->flags &= ~(EXT2_FLAG_RW | EXT2_FLAG_DIRTY |
+				  EXT2_FLAG_CHANGED | EXT2_FLAG_BB_DIRTY |
+				  EXT2_FLAG_IB_DIRTY);
+		ext2fs_close_free(&t->fs);
 	}
-	while (tfs->nloops > 0)
-		close(tfs->loop_fds[--tfs->nloops]);
-	if (tfs->fd >= 0)
-		close(tfs->fd);
-	tfs->fd = -1;
+	while (t->nloops > 0)
+		close(t->loop_fds[--t->nloops]);
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
 }

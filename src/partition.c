@@ -6,38 +6,33 @@
  * without root and so without loop devices.  libblkid reads the partition
  * table (MBR, GPT and the rest) exactly as util-linux tools do.
  */
-#include <stdio.h>
-
 #include <blkid.h>
 
-#include "e2trim.h"
 #include "partition.h"
 
-int partition_locate(const char *name, int fd, unsigned int partno,
-		     uint64_t *start_bytes, uint64_t *size_bytes)
+errcode_t partition_locate(struct e2trim *t, int fd, unsigned int partno,
+			   uint64_t *start_bytes, uint64_t *size_bytes)
 {
 	blkid_probe pr = blkid_new_probe();
 	blkid_partlist parts;
 	blkid_partition par;
-	int ret = -1;
+	errcode_t ret;
 
 	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
-		fprintf(stderr, "%s: %s: cannot read the partition table\n",
-			program_name, name);
+		ret = lib_fail(t, E2TRIM_ERR_PARTITION_TABLE, NULL);
 		goto done;
 	}
 	blkid_probe_enable_partitions(pr, 1);
 	parts = blkid_probe_get_partitions(pr);
 	if (!parts) {
-		fprintf(stderr, "%s: %s: no partition table found\n",
-			program_name, name);
+		ret = lib_fail(t, E2TRIM_ERR_NO_PARTITION_TABLE, NULL);
 		goto done;
 	}
 	par = blkid_partlist_get_partition_by_partno(parts, partno);
 	if (!par) {
-		fprintf(stderr, "%s: %s: no partition %u (the table has %d)\n",
-			program_name, name, partno,
-			blkid_partlist_numof_partitions(parts));
+		ret = lib_fail(t, E2TRIM_ERR_NO_PARTITION,
+			       "no partition %u (the table has %d)", partno,
+			       blkid_partlist_numof_partitions(parts));
 		goto done;
 	}
 	/* libblkid counts in 512-byte sectors whatever the table's unit */

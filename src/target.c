@@ -9,29 +9,9 @@
  * accepts in one go, and issued in ascending order.
  */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 
 #include "target.h"
-
-volatile sig_atomic_t target_stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	target_stop = 1;
-}
-
-void target_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 /*
  * Round [*start, *end) inward to boundaries at align_offset + k * gran.
@@ -100,7 +80,7 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 			max = t->lim.granularity;
 	}
 	while (start < end) {
-		if (target_stop)
+		if (target_stopped(t))
 			return 1;
 		len = end - start;
 		if (max && len > max)
@@ -153,7 +133,7 @@ int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
 {
 	uint64_t start = start_bytes, end = start_bytes + len_bytes;
 
-	if (target_stop)
+	if (target_stopped(t))
 		return 1;
 	if (!align_inward(&t->lim, &start, &end)) {
 		t->stats.align_extents++;

@@ -68,13 +68,17 @@ struct target {
 	enum trim_mode mode;
 	struct target_limits lim;
 	unsigned int dryrun : 1;
+	const volatile sig_atomic_t *stop;	/* non-zero: no new request */
 	struct target_stats stats;	/* requests that completed */
 	int error;			/* -errno of the first that failed */
 	uint64_t error_start;		/* and where it was */
 };
 
-/* Set by SIGINT/SIGTERM: the request in flight finishes, no other starts. */
-extern volatile sig_atomic_t target_stop;
+/* Asked to stop: the request in flight finishes, no other starts. */
+static inline int target_stopped(const struct target *t)
+{
+	return t->stop && *t->stop;
+}
 
 /*
  * Prepare @t over @fd (already open, for writing unless dry run).
@@ -92,7 +96,7 @@ int target_uring_init(struct target *t, const struct target_ops *sync_ops);
 
 /*
  * Trim one extent of the plan: inward to the granularity, split at
- * max_bytes, skipping holes.  Returns 0, 1 when stopped by a signal, or
+ * max_bytes, skipping holes.  Returns 0, 1 when asked to stop, or
  * the -errno of a failed request (t->error, t->error_start tell which).
  * With an asynchronous back end a failure may only show in a later call
  * or in target_finish().
@@ -107,8 +111,5 @@ void target_complete(struct target *t, uint64_t start_bytes,
 		     uint64_t len_bytes, int res);
 
 void target_close(struct target *t);
-
-/* Install the SIGINT/SIGTERM handlers that set target_stop. */
-void target_catch_signals(void);
 
 #endif /* E2TRIM_TARGET_H */

@@ -6,7 +6,7 @@
  * block size is the granularity.  Ranges that are holes already are found
  * with SEEK_DATA/SEEK_HOLE and left alone: a second run punches nothing.
  */
-#define _GNU_SOURCE
+/* _GNU_SOURCE, for fallocate(): the Makefile defines it */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

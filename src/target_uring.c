@@ -25,6 +25,7 @@
 #endif
 
 #define URING_DEPTH 32
+#define URING_WITHDRAWN URING_DEPTH	/* user_data of no request */
 
 struct uring_state {
 	struct io_uring ring;
@@ -34,14 +35,49 @@ struct uring_state {
 	unsigned int free[URING_DEPTH];	/* stack of unused slots */
 	unsigned int nfree;
 	int proven;			/* the kernel did one this way */
+	int broken;			/* a submit or wait failed */
 	const struct target_ops *sync_ops;
 };
 
-static void uring_queue(struct target *t, struct uring_state *u,
-			uint64_t start, uint64_t len)
+static void uring_reap(struct target *t, struct uring_state *u, int wait);
+
+/*
+ * Hand the queued entry to the kernel.  io_uring_enter() consumes it or
+ * fails without consuming it: -EINTR is retried, -EAGAIN/-EBUSY (the
+ * kernel is short of resources, or completions wait to be reaped) after
+ * reaping one.  Any other failure leaves the entry unsubmitted: it must
+ * not be counted as in flight, or finish() would wait for it forever.
+ */
+static int uring_push(struct target *t, struct uring_state *u)
+{
+	int rc, tries = 0;
+
+	for (;;) {
+		rc = io_uring_submit(&u->ring);
+		if (rc > 0)
+			return 0;
+		if (rc == 0)
+			rc = -EIO;	/* nothing consumed, no reason given */
+		if (rc == -EINTR)
+			continue;
+		if ((rc != -EAGAIN && rc != -EBUSY) || ++tries > 8 ||
+		    u->nfree == URING_DEPTH - 1)
+			return rc;
+		uring_reap(t, u, 1);
+	}
+}
+
+/*
+ * Queue [start, start + len) in a free slot and submit it.  On failure
+ * the slot is free again, the entry withdrawn and the request failed
+ * (t->error), never counted.
+ */
+static int uring_queue(struct target *t, struct uring_state *u,
+		       uint64_t start, uint64_t len)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
 	unsigned int i = u->free[--u->nfree];
+	int rc;
 
 	u->slot[i].start = start;
 	u->slot[i].len = len;
@@ -51,24 +87,69 @@ static void uring_queue(struct target *t, struct uring_state *u,
 	sqe->addr = t->base_bytes + start;
 	sqe->addr3 = len;
 	sqe->user_data = i;
-	io_uring_submit(&u->ring);
+	rc = uring_push(t, u);
+	if (!rc)
+		return 0;
+	/*
+	 * Not consumed: turn the entry into a no-op that is never
+	 * submitted (nothing submits once t->error is set, and the ring is
+	 * torn down without another io_uring_enter()).
+	 */
+	io_uring_prep_nop(sqe);
+	sqe->user_data = URING_WITHDRAWN;
+	u->free[u->nfree++] = i;
+	target_complete(t, start, len, rc);
+	return rc;
 }
 
-/* Account for finished requests; with @wait, wait for at least one. */
+/* Where the lowest request still in flight starts: the error's place. */
+static uint64_t first_in_flight(const struct uring_state *u)
+{
+	int busy[URING_DEPTH];
+	uint64_t first = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < URING_DEPTH; i++)
+		busy[i] = 1;
+	for (i = 0; i < u->nfree; i++)
+		busy[u->free[i]] = 0;
+	for (i = 0; i < URING_DEPTH; i++)
+		if (busy[i] && u->slot[i].start < first)
+			first = u->slot[i].start;
+	return first == UINT64_MAX ? 0 : first;
+}
+
+/*
+ * Account for finished requests; with @wait, wait for at least one.  A
+ * wait that fails for another reason than a signal leaves the requests in
+ * flight unaccounted: the ring is broken, the run fails, and finish()
+ * stops waiting (those requests may still complete: their bytes are not
+ * counted as trimmed).
+ */
 static void uring_reap(struct target *t, struct uring_state *u, int wait)
 {
 	struct io_uring_cqe *cqe;
 	unsigned int i;
+	int rc;
 
-	/* a signal interrupts the wait, not the requests: wait again */
-	while (wait && io_uring_wait_cqe(&u->ring, &cqe) == -EINTR)
-		;
+	while (wait && !u->broken) {
+		rc = io_uring_wait_cqe(&u->ring, &cqe);
+		if (rc == 0)
+			break;
+		if (rc == -EINTR)
+			continue;
+		u->broken = 1;
+		target_complete(t, first_in_flight(u), 0, rc);
+		return;
+	}
 	while (io_uring_peek_cqe(&u->ring, &cqe) == 0) {
 		i = cqe->user_data;
-		target_complete(t, u->slot[i].start, u->slot[i].len,
-				cqe->res);
+		if (i < URING_DEPTH) {
+			target_complete(t, u->slot[i].start, u->slot[i].len,
+					cqe->res);
+			u->free[u->nfree++] = i;
+		}
 		io_uring_cqe_seen(&u->ring, cqe);
-		u->free[u->nfree++] = i;
 	}
 }
 
@@ -101,9 +182,17 @@ static int uring_submit(struct target *t, uint64_t start, uint64_t len)
 	int res;
 
 	if (!u->proven) {
-		uring_queue(t, u, start, len);
-		while (io_uring_wait_cqe(&u->ring, &cqe) == -EINTR)
-			;
+		if (uring_queue(t, u, start, len))
+			return t->error;
+		do
+			res = io_uring_wait_cqe(&u->ring, &cqe);
+		while (res == -EINTR);
+		if (res) {
+			/* in flight, and no way to learn its fate */
+			u->broken = 1;
+			target_complete(t, start, len, res);
+			return t->error;
+		}
 		res = cqe->res;
 		io_uring_cqe_seen(&u->ring, cqe);
 		u->free[u->nfree++] = cqe->user_data;
@@ -126,7 +215,7 @@ static int uring_finish(struct target *t)
 {
 	struct uring_state *u = t->priv;
 
-	while (u && u->nfree < URING_DEPTH)
+	while (u && u->nfree < URING_DEPTH && !u->broken)
 		uring_reap(t, u, 1);
 	return t->error;
 }

@@ -30,10 +30,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <et/com_err.h>
-
 #include "bitmap.h"
-#include "gates.h"
+#include "e2trim_int.h"
 #include "verify.h"
 #include "verify_int.h"
 
@@ -319,20 +317,15 @@ static int read_error(errcode_t err)
 }
 
 /* The walk stopped at something it cannot follow: refuse, or fail. */
-static int cannot_follow(const struct verify *v, errcode_t err)
+static errcode_t cannot_follow(struct e2trim *t, const struct verify *v,
+			       errcode_t err)
 {
 	char what[256], who[128];
 
 	if (read_error(err)) {
-		if (v->ino)
-			com_err(program_name, err,
-				"while reading inode %u of %s", v->ino,
-				v->device);
-		else
-			com_err(program_name, err,
-				"while verifying which blocks of %s are in use",
-				v->device);
-		return EXIT_ERROR;
+		snprintf(what, sizeof(what), "inode %u", v->ino);
+		return lib_fail_cause(t, E2TRIM_ERR_VERIFY_READ, err,
+				      v->ino ? what : NULL);
 	}
 	if (err == EXT2_ET_BAD_BLOCK_NUM) {
 		describe(v, &v->bad_owner, who, sizeof(who));
@@ -348,10 +341,7 @@ static int cannot_follow(const struct verify *v, errcode_t err)
 	} else {
 		snprintf(what, sizeof(what), "%s", error_message(err));
 	}
-	fprintf(stderr, "%s: %s: cannot tell which blocks are in use: %s; %s\n",
-		program_name, v->device, what,
-		refusal_for(EXIT_CORRUPT)->fix);
-	return EXIT_CORRUPT;
+	return lib_fail(t, E2TRIM_ERR_UNFOLLOWABLE, "%s", what);
 }
 
 /* Referenced blocks inside free run [start, stop): count, keep the first. */
@@ -376,7 +366,7 @@ static void find_conflicts(struct verify *v, blk64_t start, blk64_t stop)
 	}
 }
 
-static int refuse_conflicts(struct verify *v)
+static errcode_t refuse_conflicts(struct e2trim *t, struct verify *v)
 {
 	struct owner super = { OWN_SUPER, 0 };
 	char detail[640], who[128];
@@ -407,7 +397,7 @@ static int refuse_conflicts(struct verify *v)
 		n += snprintf(detail + n, sizeof(detail) - n, "%s %llu: %s",
 			      i ? ";" : "", (unsigned long long)c->blk, who);
 	}
-	return refuse(v->device, EXIT_UNVERIFIED, detail);
+	return lib_fail(t, E2TRIM_ERR_UNVERIFIED, "%s", detail);
 }
 
 /*
@@ -415,8 +405,9 @@ static int refuse_conflicts(struct verify *v)
  * range is to be trimmed: a bitmap that is wrong anywhere is not to be
  * trusted anywhere.
  */
-static int check_free_runs(struct verify *v, const struct plan_source *src,
-			   const struct plan_geometry *geo)
+static errcode_t check_free_runs(struct e2trim *t, struct verify *v,
+				 const struct plan_source *src,
+				 const struct plan_geometry *geo)
 {
 	uint64_t from = geo->first_data_block, end = geo->blocks_count;
 	uint64_t start, stop;
@@ -428,12 +419,9 @@ static int check_free_runs(struct verify *v, const struct plan_source *src,
 			break;
 		if (!err && stop <= from)
 			err = EXT2_ET_INVALID_ARGUMENT;	/* would not advance */
-		if (err) {
-			com_err(program_name, err,
-				"while reading the block bitmap of %s",
-				v->device);
-			return EXIT_ERROR;
-		}
+		if (err)
+			return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err,
+					      NULL);
 		if (start < from)
 			start = from;
 		if (stop > end)
@@ -441,27 +429,27 @@ static int check_free_runs(struct verify *v, const struct plan_source *src,
 		find_conflicts(v, start, stop);
 		from = stop;
 	}
-	return v->conflict_blocks ? refuse_conflicts(v) : EXIT_OK;
+	return v->conflict_blocks ? refuse_conflicts(t, v) : 0;
 }
 
-int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
-		      const struct plan_source *src,
-		      const struct plan_geometry *geo)
+errcode_t verify_free_space(struct e2trim *t, const struct plan_source *src,
+			    const struct plan_geometry *geo)
 {
 	struct verify v;
 	errcode_t err;
-	int ret;
 
 	memset(&v, 0, sizeof(v));
-	v.fs = fs;
-	v.device = ctl->device;
+	v.fs = t->fs;
+	v.device = t->path;
 	err = setup(&v);
 	if (!err)
 		err = walk(&v);
-	if (err)
-		ret = cannot_follow(&v, err);
+	if (err == EXT2_ET_NO_MEMORY || err == ENOMEM)
+		err = lib_fail_cause(t, E2TRIM_ERR_NO_MEMORY, err, NULL);
+	else if (err)
+		err = cannot_follow(t, &v, err);
 	else
-		ret = check_free_runs(&v, src, geo);
+		err = check_free_runs(t, &v, src, geo);
 	teardown(&v);
-	return ret;
+	return err;
 }

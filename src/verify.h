@@ -7,20 +7,19 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "e2trim.h"
+#include "e2trim_int.h"
 #include "plan.h"
 
 /*
  * Mark every block that an in-use inode or the filesystem's own metadata
  * references, then walk every free run that @src yields over the whole
  * filesystem and make sure none of them holds such a block.  Nothing is
- * written.  Returns EXIT_OK, or the exit code after printing why:
- * EXIT_UNVERIFIED (referenced blocks are marked free), EXIT_CORRUPT (an
- * inode or its block map cannot be followed), EXIT_ERROR (read error, no
- * memory).
+ * written.  Returns 0, or the code with its particulars in @t:
+ * E2TRIM_ERR_UNVERIFIED (referenced blocks are marked free),
+ * E2TRIM_ERR_UNFOLLOWABLE (an inode or its block map cannot be followed),
+ * E2TRIM_ERR_VERIFY_READ, E2TRIM_ERR_BITMAP_READ, E2TRIM_ERR_NO_MEMORY.
  */
-int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
-		      const struct plan_source *src,
-		      const struct plan_geometry *geo);
+errcode_t verify_free_space(struct e2trim *t, const struct plan_source *src,
+			    const struct plan_geometry *geo);
 
 #endif /* E2TRIM_VERIFY_H */

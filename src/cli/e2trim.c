@@ -3,35 +3,74 @@
  * e2trim.c - discard the free space of an unmounted ext2/ext3/ext4
  *            filesystem, on a block device or in an image file
  *
- * The pipeline, one file per stage:
+ * The command is libe2trim's first client (src/e2trim.h): open, gates,
+ * verify, apply, through the public API only.  Of its own it has:
  *   fsck.c             --fsck: e2fsck first, before anything is opened
- *   open.c + gates.c   open the filesystem, refuse anything unsafe
- *   plan.c + bitmap.c  free runs of the block bitmap -> byte extents
- *   target.c           BLKDISCARD on a device, punched holes in a file
  *   report.c           what was done, in fstrim's words
- * main() parses the command line and maps every outcome to an exit code.
+ *   size.c             sizes in and out, as util-linux spells them
+ * main() parses the command line, and e2trim_exit_code() maps every
+ * outcome to an exit code.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include <et/com_err.h>
-#include <ext2fs/ext2fs.h>
-
-#include "bitmap.h"
-#include "e2trim.h"
+#include "cli.h"
 #include "fsck.h"
-#include "open.h"
-#include "plan.h"
 #include "report.h"
 #include "size.h"
-#include "target.h"
-#include "verify.h"
 
-const char *program_name = "e2trim";
+#define program_name program_invocation_short_name
+
+void warnx_target(const char *target, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	if (target)
+		fprintf(stderr, "%s: %s: ", program_name, target);
+	else
+		fprintf(stderr, "%s: ", program_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void warn_code(const char *target, const struct e2trim *t, errcode_t err)
+{
+	char msg[1024];
+
+	warnx_target(target, "%s", e2trim_message(t, err, msg, sizeof(msg)));
+}
+
+/*
+ * Like util-linux's close_stdout(): output that could not be written
+ * (a full disk, a closed pipe's reader gone with SIGPIPE ignored) is an
+ * error, not a success with a truncated list.
+ */
+static void close_stdout(void)
+{
+	int failed = ferror(stdout);
+	int err = errno;
+
+	if (fclose(stdout) != 0) {
+		failed = 1;
+		err = errno;
+	}
+	if (!failed)
+		return;
+	if (err != EPIPE)
+		warnx_target(NULL, "write error: %s",
+			     strerror(err ? err : EIO));
+	_exit(E2TRIM_EXIT_ERROR);
+}
 
 static void __attribute__((__noreturn__)) usage(void)
 {
@@ -72,17 +111,24 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 21  e2fsck left errors, failed, or could not run\n"
 	       " A refusal (10-21) discards nothing.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
-	exit(EXIT_OK);
+	exit(E2TRIM_EXIT_OK);
+}
+
+static void __attribute__((__noreturn__)) try_help(void)
+{
+	warnx_target(NULL, "try '%s --help' for more information",
+		     program_name);
+	exit(E2TRIM_EXIT_USAGE);
 }
 
 static void __attribute__((__noreturn__)) bad_usage(const char *fmt,
 						       const char *arg)
 {
-	fprintf(stderr, "%s: ", program_name);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n",
-		program_name);
-	exit(EXIT_USAGE);
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	warnx_target(NULL, "%s", msg);
+	try_help();
 }
 
 static uint64_t size_arg(const char *what, const char *arg)
@@ -137,33 +183,34 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			ctl->start_bytes = size_arg("invalid offset: %s", optarg);
+			ctl->range.start_bytes = size_arg("invalid offset: %s", optarg);
 			break;
 		case 'l':
-			ctl->len_bytes = size_arg("invalid length: %s", optarg);
+			ctl->range.len_bytes = size_arg("invalid length: %s", optarg);
 			break;
 		case 'm':
-			ctl->minlen_bytes = size_arg("invalid minimum: %s",
+			ctl->range.minlen_bytes = size_arg("invalid minimum: %s",
 						     optarg);
 			break;
 		case 'p':
-			ctl->partition = partition_arg(optarg);
+			ctl->opts.partition = partition_arg(optarg);
 			break;
 		case 'n':
-			ctl->dryrun = 1;
+			ctl->opts.dryrun = 1;
 			break;
 		case 's':
 		case 'z':
-			if (ctl->mode != TRIM_DISCARD)
+			if (ctl->opts.mode != E2TRIM_DISCARD)
 				bad_usage("%s", "--secure and --zeroout "
 					  "exclude each other");
-			ctl->mode = c == 's' ? TRIM_SECURE : TRIM_ZEROOUT;
+			ctl->opts.mode = c == 's' ? E2TRIM_SECURE :
+						    E2TRIM_ZEROOUT;
 			break;
 		case OPT_LIST:
 			ctl->list = 1;
 			break;
 		case OPT_NO_VERIFY:
-			ctl->no_verify = 1;
+			ctl->opts.no_verify = 1;
 			break;
 		case OPT_FSCK:
 			if (optarg && strcmp(optarg, "force"))
@@ -172,7 +219,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			ctl->fsck = optarg ? FSCK_FORCE : FSCK_PREEN;
 			break;
 		case 'f':
-			ctl->force = 1;
+			ctl->opts.force = 1;
 			break;
 		case 'v':
 			ctl->verbose = 1;
@@ -184,11 +231,9 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			usage();
 		case 'V':
 			printf("%s %s\n", program_name, E2TRIM_VERSION);
-			exit(EXIT_OK);
+			exit(E2TRIM_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n",
-				program_name);
-			exit(EXIT_USAGE);
+			try_help();
 		}
 	}
 	if (optind == argc)
@@ -198,163 +243,128 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 	ctl->device = argv[optind];
 }
 
-/* FITRIM's rules: the range must start inside and span a whole block. */
-static int check_range(const struct e2trim_control *ctl,
-		       const struct plan_geometry *geo,
-		       const struct plan_range *range)
+/* The gates --force let pass: each worth a warning. */
+static void warn_forced(const struct e2trim_control *ctl,
+			const struct e2trim *t)
 {
-	struct plan_blocks blk;
-	char a[HUMAN_SIZE_LEN], b[HUMAN_SIZE_LEN];
+	char what[512], *fix;
+	errcode_t code;
+	unsigned int i;
 
-	if (!plan_check_range(geo, range, &blk))
-		return EXIT_OK;
-	if (range->len_bytes < geo->block_size)
-		fprintf(stderr, "%s: %s: length must be at least one block "
-			"(%" PRIu32 " bytes)\n", program_name, ctl->device,
-			geo->block_size);
-	else
-		fprintf(stderr, "%s: %s: offset %s is not inside the "
-			"filesystem (%s)\n", program_name, ctl->device,
-			size_to_human(range->start_bytes, a, sizeof(a)),
-			size_to_human(geo->blocks_count * geo->block_size, b,
-				      sizeof(b)));
-	return EXIT_USAGE;
-}
-
-struct trim_run {
-	const struct e2trim_control *ctl;
-	struct target target;
-};
-
-static int emit_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
-{
-	struct trim_run *run = priv;
-
-	report_extent(run->ctl, start_bytes, len_bytes);
-	return target_trim(&run->target, start_bytes, len_bytes);
-}
-
-static int open_target(const struct e2trim_control *ctl,
-		       const struct e2trim_fs *tfs, struct target *t)
-{
-	int rc;
-
-	memset(t, 0, sizeof(*t));
-	t->name = ctl->device;
-	t->dryrun = ctl->dryrun;
-	t->base_bytes = tfs->offset_bytes;
-	if (tfs->is_blkdev)
-		rc = target_blkdev_init(t, tfs->fd, ctl->mode);
-	else
-		rc = target_file_init(t, tfs->fd, ctl->mode);
-	if (rc == -EOPNOTSUPP) {
-		fprintf(stderr, "%s: %s: %s\n", program_name, ctl->device,
-			ctl->mode == TRIM_SECURE && !tfs->is_blkdev ?
-			"--secure works on block devices only" :
-			"the device does not support discard");
-		return EXIT_UNSUPPORTED;
+	for (i = 0; (code = e2trim_forced(t, i)); i++) {
+		e2trim_message(NULL, code, what, sizeof(what));
+		fix = strstr(what, "; ");
+		if (fix)
+			*fix = '\0';
+		warnx_target(ctl->device, "WARNING: %s, trimming anyway because "
+			     "of --force.", what);
+		warnx_target(ctl->device, "WARNING: blocks that hold data may "
+			     "be discarded.");
 	}
-	if (rc) {
-		fprintf(stderr, "%s: %s: cannot read discard limits: %s\n",
-			program_name, ctl->device, strerror(-rc));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
 }
 
-/* A run that stopped before the end: say why and what was done. */
-static int stopped(const struct e2trim_control *ctl, const struct target *t)
-{
-	static const char *const op[] = {
-		[TRIM_DISCARD] = "discard", [TRIM_SECURE] = "secure discard",
-		[TRIM_ZEROOUT] = "zeroout",
-	};
-	char why[160];
+static volatile sig_atomic_t stop_requested;
 
-	if (!t->error) {
-		report_partial(ctl, t, "interrupted");
-		return EXIT_INTERRUPTED;
-	}
-	snprintf(why, sizeof(why), "%s at byte %" PRIu64 " failed: %s",
-		 op[t->mode], t->error_start, strerror(-t->error));
-	report_partial(ctl, t, why);
-	if (t->error == -EOPNOTSUPP && t->stats.requests == 0)
-		return EXIT_UNSUPPORTED;
-	return EXIT_ERROR;
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
 }
 
-static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+/*
+ * From the first discard on, SIGINT and SIGTERM stop the run cleanly:
+ * the requests in flight finish, no other starts, and the report says
+ * exactly what was trimmed.  Before that, they simply end the process.
+ */
+static void catch_signals(struct e2trim *t)
 {
-	struct plan_range range = { ctl->start_bytes, ctl->len_bytes,
-				    ctl->minlen_bytes };
-	struct trim_run run = { .ctl = ctl };
-	struct plan_geometry geo;
-	struct plan_source src;
-	struct plan_stats st;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	e2trim_set_cancel(t, &stop_requested);
+}
+
+static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
+{
+	report_extent(priv, start_bytes, len_bytes);
+	return 0;
+}
+
+/* After apply: the summary, or why it stopped and what was done by then. */
+static void report(const struct e2trim_control *ctl, const struct e2trim *t,
+		   errcode_t err)
+{
+	const struct e2trim_result *r = e2trim_result(t);
+
+	report_minlen_raised(ctl, r);
+	switch (err) {
+	case 0:
+		report_summary(ctl, r);
+		break;
+	case E2TRIM_ERR_SCAN:
+		warn_code(ctl->device, t, err);
+		report_partial(ctl, r, "stopped");
+		break;
+	case E2TRIM_ERR_INTERRUPTED:
+	case E2TRIM_ERR_DISCARD:
+	case E2TRIM_ERR_DISCARD_UNSUPPORTED:
+		report_partial(ctl, r, e2trim_detail(t));
+		break;
+	default:		/* before anything was trimmed */
+		warn_code(ctl->device, t, err);
+	}
+}
+
+static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t)
+{
 	errcode_t err;
-	int ret;
 
-	bitmap_geometry(tfs->fs, &geo);
-	bitmap_stream_source(tfs->stream, &src);
-	ret = check_range(ctl, &geo, &range);
+	err = e2trim_open(t, ctl->device, &ctl->opts);
+	if (!err)
+		err = e2trim_check(t);
+	if (!err)
+		warn_forced(ctl, t);
+	if (!err)
+		err = e2trim_set_range(t, &ctl->range);
 	/* before the target is opened: a refusal must trim nothing */
-	if (!ret && !ctl->no_verify)
-		ret = verify_free_space(ctl, tfs->fs, &src, &geo);
-	if (!ret)
-		ret = open_target(ctl, tfs, &run.target);
-	if (ret)
-		return ret;
-
-	/*
-	 * Nothing shorter than the granularity can be freed: in effect the
-	 * minimum is raised to it.  The target's inward alignment drops such
-	 * extents (and counts them); --list still shows every free extent.
-	 * Say so when that leaves out whole filesystem blocks.
-	 */
-	if (range.minlen_bytes < run.target.lim.granularity &&
-	    run.target.lim.granularity > geo.block_size)
-		report_minlen_raised(ctl, run.target.lim.granularity);
-
-	target_catch_signals();
-	err = plan_run(&geo, &range, &src, emit_extent, &run, &st);
-	/* requests still in flight finish, whatever stopped the plan */
-	target_finish(&run.target);
-	if (err == (errcode_t)-1 || run.target.error)
-		ret = stopped(ctl, &run.target);
-	else if (err) {
-		com_err(program_name, err, "while scanning the block bitmap of %s",
-			ctl->device);
-		report_partial(ctl, &run.target, "stopped");
-		ret = EXIT_ERROR;
-	} else {
-		report_summary(ctl, &st, &run.target);
+	if (!err)
+		err = e2trim_verify(t);
+	if (err) {
+		warn_code(ctl->device, t, err);
+		return err;
 	}
-	target_close(&run.target);
-	return ret;
+	catch_signals(t);
+	err = e2trim_apply(t, list_extent, (void *)ctl);
+	report(ctl, t, err);
+	return err;
 }
 
 int main(int argc, char **argv)
 {
-	struct e2trim_control ctl = { .len_bytes = UINT64_MAX };
-	struct e2trim_fs tfs;
-	int ret;
+	struct e2trim_control ctl = { .range.len_bytes = UINT64_MAX };
+	struct e2trim *t;
+	errcode_t err;
 
+	atexit(close_stdout);
 	parse_args(argc, argv, &ctl);
-	add_error_table(&et_ext2_error_table);
-
+	err = e2trim_new(&t);
+	if (err) {
+		warn_code(ctl.device, NULL, err);
+		return e2trim_exit_code(err);
+	}
 	/* e2fsck first, alone: the open below trusts nothing from before */
 	if (ctl.fsck != FSCK_NONE) {
-		ret = fsck_run(&ctl);
-		if (ret)
-			return ret;
+		err = fsck_run(&ctl, t);
 		/* e2fsck -f has just checked every block the bitmap frees */
 		if (ctl.fsck == FSCK_FORCE)
-			ctl.no_verify = 1;
+			ctl.opts.no_verify = 1;
 	}
-	ret = e2trim_fs_open(&ctl, &tfs);
-	if (ret)
-		return ret;
-	ret = trim(&ctl, &tfs);
-	e2trim_fs_close(&tfs);
-	return ret;
+	if (!err)
+		err = trim(&ctl, t);
+	e2trim_free(t);
+	return e2trim_exit_code(err);
 }

@@ -5,9 +5,7 @@
 #ifndef E2TRIM_REPORT_H
 #define E2TRIM_REPORT_H
 
-#include "e2trim.h"
-#include "plan.h"
-#include "target.h"
+#include "cli.h"
 
 /* --list: "<start> <length>" in bytes, one extent per line. */
 void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
@@ -15,20 +13,20 @@ void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
 
 /* -v: the minimum was raised to what the device can discard. */
 void report_minlen_raised(const struct e2trim_control *ctl,
-			  uint64_t minlen_bytes);
+			  const struct e2trim_result *r);
 
 /*
  * -v: the fstrim line "<device>: 229.9 MiB (241067008 bytes) trimmed",
  * then extents, requests, and what was left out and why.
  */
 void report_summary(const struct e2trim_control *ctl,
-		    const struct plan_stats *ps, const struct target *t);
+		    const struct e2trim_result *r);
 
 /*
  * A run that stopped early, on stderr whatever -q says: why, and exactly
  * how much had been trimmed by then.
  */
-void report_partial(const struct e2trim_control *ctl, const struct target *t,
-		    const char *why);
+void report_partial(const struct e2trim_control *ctl,
+		    const struct e2trim_result *r, const char *why);
 
 #endif /* E2TRIM_REPORT_H */

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +20,16 @@
 #include <unistd.h>
 
 #include "fsck.h"
-#include "open.h"
 
 extern char **environ;
 
-enum e2trim_exit fsck_verdict(int code)
+errcode_t fsck_verdict(int code)
 {
 	if (code & ~(FSCK_NONDESTRUCT | FSCK_REBOOT))
-		return EXIT_FSCK_FAILED;
+		return E2TRIM_ERR_FSCK_FAILED;
 	if (code & FSCK_REBOOT)
-		return EXIT_FSCK_REBOOT;
-	return EXIT_OK;
+		return E2TRIM_ERR_FSCK_REBOOT;
+	return 0;
 }
 
 const char *fsck_describe(int code, char *buf, size_t len)
@@ -74,7 +75,7 @@ void fsck_argv(const struct e2trim_control *ctl, const char *prog,
 	if (ctl->fsck == FSCK_FORCE)
 		argv[n++] = "-f";
 	/* a dry run changes nothing, e2fsck's part included */
-	argv[n++] = ctl->dryrun ? "-n" : "-p";
+	argv[n++] = ctl->opts.dryrun ? "-n" : "-p";
 	argv[n++] = target;
 	argv[n] = NULL;
 }
@@ -109,13 +110,34 @@ static int spawn_wait(const char *argv[], int *status)
 	return 0;
 }
 
-int fsck_run(const struct e2trim_control *ctl)
+/* "<what>; nothing trimmed" for the table's E2TRIM_ERR_FSCK_*. */
+static errcode_t fsck_fails(const char *device, errcode_t err,
+			    const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static errcode_t fsck_fails(const char *device, errcode_t err,
+			    const char *fmt, ...)
+{
+	char what[PATH_MAX + 160], line[PATH_MAX + 320];
+	const char *fix;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	e2trim_message(NULL, err, line, sizeof(line));
+	fix = strstr(line, "; ");
+	warnx_target(device, "%s; nothing trimmed%s", what, fix ? fix : "");
+	return err;
+}
+
+errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t)
 {
 	const char *argv[FSCK_ARGV_MAX];
 	const char *prog = getenv("E2FSCK");
-	enum e2trim_exit verdict;
-	char what[128], target[PATH_MAX + 32];
+	char what[128], target[PATH_MAX + 32], line[PATH_MAX + 64];
 	uint64_t offset_bytes;
+	errcode_t err;
 	int i, rc, status, code;
 
 	/*
@@ -123,9 +145,11 @@ int fsck_run(const struct e2trim_control *ctl)
 	 * business: e2fsck -p on a filesystem mounted through a loop device
 	 * would repair it under the kernel's feet.
 	 */
-	rc = e2trim_fs_probe(ctl, &offset_bytes);
-	if (rc)
-		return rc;
+	err = e2trim_probe(t, ctl->device, &ctl->opts, &offset_bytes);
+	if (err) {
+		warn_code(ctl->device, t, err);
+		return err;
+	}
 	if (!prog || !*prog)
 		prog = "e2fsck";
 	/* --partition: e2fsck reads "image?offset=N" as libext2fs does */
@@ -135,50 +159,38 @@ int fsck_run(const struct e2trim_control *ctl)
 	else
 		rc = snprintf(target, sizeof(target), "%s", ctl->device);
 	if (rc < 0 || (size_t)rc >= sizeof(target)) {
-		fprintf(stderr, "%s: %s: name too long\n", program_name,
-			ctl->device);
-		return EXIT_USAGE;
+		warnx_target(ctl->device, "name too long");
+		return E2TRIM_ERR_USAGE;
 	}
 	fsck_argv(ctl, prog, target, argv);
 	if (ctl->verbose && !ctl->quiet) {
-		fprintf(stderr, "%s: running", program_name);
-		for (i = 0; argv[i]; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fputc('\n', stderr);
+		for (i = 0, rc = 0; argv[i] && rc < (int)sizeof(line); i++)
+			rc += snprintf(line + rc, sizeof(line) - rc, " %s",
+				       argv[i]);
+		warnx_target(NULL, "running%s", line);
 	}
 
 	rc = spawn_wait(argv, &status);
-	if (rc) {
-		fprintf(stderr, "%s: %s: cannot run %s: %s; nothing trimmed\n",
-			program_name, ctl->device, prog, strerror(-rc));
-		return EXIT_FSCK_FAILED;
-	}
-	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "%s: %s: e2fsck was killed by signal %d (%s); "
-			"nothing trimmed; run e2fsck -f by hand\n",
-			program_name, ctl->device, WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
-		return EXIT_FSCK_FAILED;
-	}
+	if (rc)
+		return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_EXEC,
+				  "cannot run %s: %s", prog, strerror(-rc));
+	if (WIFSIGNALED(status))
+		return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_FAILED,
+				  "e2fsck was killed by signal %d (%s)",
+				  WTERMSIG(status), strsignal(WTERMSIG(status)));
 	code = WEXITSTATUS(status);
 	/*
 	 * 127 is how a child reports that exec failed when the spawn could
 	 * not tell us directly (a fork-based posix_spawn, as under valgrind).
 	 * e2fsck itself never exits 127: its codes are the bits 1..32 and 128.
 	 */
-	if (code == FSCK_EXEC_FAILED) {
-		fprintf(stderr, "%s: %s: cannot run %s: not found or not "
-			"executable; nothing trimmed\n", program_name,
-			ctl->device, prog);
-		return EXIT_FSCK_FAILED;
-	}
-	verdict = fsck_verdict(code);
-	if (verdict == EXIT_OK)
-		return EXIT_OK;
-	fprintf(stderr, "%s: %s: e2fsck exited with %d (%s); nothing trimmed; "
-		"%s\n", program_name, ctl->device, code,
-		fsck_describe(code, what, sizeof(what)),
-		verdict == EXIT_FSCK_REBOOT ?
-		"reboot, then run e2trim again" : "run e2fsck -f by hand");
-	return verdict;
+	if (code == FSCK_EXEC_FAILED)
+		return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_EXEC,
+				  "cannot run %s: not found or not executable",
+				  prog);
+	err = fsck_verdict(code);
+	if (!err)
+		return 0;
+	return fsck_fails(ctl->device, err, "e2fsck exited with %d (%s)", code,
+			  fsck_describe(code, what, sizeof(what)));
 }

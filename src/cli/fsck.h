@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "e2trim.h"
+#include "cli.h"
 
 /* e2fsck(8)'s exit status: a sum of these bits. */
 enum {
@@ -24,10 +24,10 @@ enum {
 #define FSCK_EXEC_FAILED 127
 
 /*
- * What e2fsck's exit status @code means for the trim: EXIT_OK (0 or 1,
- * go on), EXIT_FSCK_REBOOT (2 or 3) or EXIT_FSCK_FAILED (4 and above).
+ * What e2fsck's exit status @code means for the trim: 0 (0 or 1, go on),
+ * E2TRIM_ERR_FSCK_REBOOT (2 or 3) or E2TRIM_ERR_FSCK_FAILED (4 and above).
  */
-enum e2trim_exit fsck_verdict(int code);
+errcode_t fsck_verdict(int code);
 
 /* @code in words, "errors left uncorrected, operational error"; @buf. */
 const char *fsck_describe(int code, char *buf, size_t len);
@@ -44,13 +44,14 @@ void fsck_argv(const struct e2trim_control *ctl, const char *prog,
 /*
  * Run e2fsck ($E2FSCK, or the e2fsck on PATH) on ctl->device (on its
  * partition, with --partition) and wait for it; its output goes to
- * e2trim's standard error.  A device in use is refused first, and e2fsck
- * does not run.  Returns EXIT_OK when the filesystem may be opened now
- * (e2fsck exited 0 or 1), or the exit code after saying why: 10 or any
- * other refusal of the device itself, EXIT_FSCK_REBOOT, EXIT_FSCK_FAILED.
+ * e2trim's standard error.  A device in use is refused first (through
+ * @t, e2trim_probe()), and e2fsck does not run.  Returns 0 when the
+ * filesystem may be opened now (e2fsck exited 0 or 1), or the error code
+ * after saying why: a refusal of the device itself,
+ * E2TRIM_ERR_FSCK_REBOOT, E2TRIM_ERR_FSCK_FAILED, E2TRIM_ERR_FSCK_EXEC.
  * Nothing e2fsck did is trusted beyond that: every gate runs again on
  * open.
  */
-int fsck_run(const struct e2trim_control *ctl);
+errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t);
 
 #endif /* E2TRIM_FSCK_H */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * apply.c - the stages after open: verify, plan, trim; and the handle
+ *
+ * Each call runs what must come before it and has not run yet, so a
+ * caller cannot trim a filesystem whose gates or verification did not
+ * pass.  Verification and the plan read the free runs the gates' bitmap
+ * check kept (bitmap_stream.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2trim_int.h"
+#include "open.h"
+#include "target.h"
+#include "verify.h"
+
+errcode_t e2trim_new(struct e2trim **out)
+{
+	struct e2trim *t;
+
+	lib_register_error_tables();
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return E2TRIM_ERR_NO_MEMORY;
+	t->fd = -1;
+	t->range.len_bytes = UINT64_MAX;
+	t->res.range.len_bytes = UINT64_MAX;
+	*out = t;
+	return 0;
+}
+
+void e2trim_free(struct e2trim *t)
+{
+	if (!t)
+		return;
+	open_close(t);
+	free(t->path);
+	free(t);
+}
+
+void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag)
+{
+	t->cancel = flag;
+}
+
+const struct e2trim_result *e2trim_result(const struct e2trim *t)
+{
+	return &t->res;
+}
+
+errcode_t e2trim_verify(struct e2trim *t)
+{
+	struct plan_source src;
+	errcode_t err;
+
+	err = e2trim_check(t);
+	if (err || t->verified || t->opt.no_verify)
+		return err;
+	bitmap_stream_source(t->stream, &src);
+	err = verify_free_space(t, &src, &t->geo);
+	if (!err)
+		t->verified = 1;
+	return err;
+}
+
+/* FITRIM's rules: the range must start inside and span a whole block. */
+errcode_t e2trim_set_range(struct e2trim *t, const struct e2trim_range *r)
+{
+	struct plan_range range = { r->start_bytes, r->len_bytes,
+				    r->minlen_bytes };
+	struct plan_blocks blk;
+
+	if (!t->fs)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
+	if (!plan_check_range(&t->geo, &range, &blk)) {
+		t->range = range;
+		t->res.range = *r;
+		t->res.minlen_applied_bytes = r->minlen_bytes;
+		return 0;
+	}
+	if (range.len_bytes < t->geo.block_size)
+		return lib_fail(t, E2TRIM_ERR_RANGE_SHORT,
+				"length must be at least one block (%" PRIu32
+				" bytes)", t->geo.block_size);
+	return lib_fail(t, E2TRIM_ERR_RANGE_OUTSIDE,
+			"offset %" PRIu64 " is not inside the filesystem (%"
+			PRIu64 " bytes)", range.start_bytes,
+			t->geo.blocks_count * t->geo.block_size);
+}
+
+/* A plan walk: the caller's callback, then (apply) the target. */
+struct walk {
+	struct e2trim *t;
+	struct target *target;		/* NULL: plan only */
+	e2trim_extent_fn fn;
+	void *priv;
+};
+
+static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
+{
+	struct walk *w = priv;
+	struct e2trim_result *r = &w->t->res;
+	int rc = 0;
+
+	r->extents++;
+	r->extent_bytes += len_bytes;
+	if (w->fn && w->fn(w->priv, start_bytes, len_bytes))
+		return 1;
+	if (w->target) {
+		rc = target_trim(w->target, start_bytes, len_bytes);
+		r->requests = w->target->stats.requests;
+		r->bytes_trimmed = w->target->stats.bytes;
+	} else if (w->t->cancel && *w->t->cancel) {
+		rc = 1;
+	}
+	return rc;
+}
+
+static void take_target_stats(struct e2trim_result *r, const struct target *tg)
+{
+	const struct target_stats *ts = &tg->stats;
+
+	r->requests = ts->requests;
+	r->bytes_trimmed = ts->bytes;
+	r->bytes_already_sparse = ts->sparse_bytes;
+	r->bytes_kept_for_alignment = ts->align_bytes;
+	r->extents_too_small_aligned = ts->align_extents;
+	r->error_errno = tg->error;
+	r->error_start_bytes = tg->error_start;
+}
+
+/* Walk the plan, each extent to walk_extent(); count what it skipped. */
+static errcode_t run_plan(struct e2trim *t, struct walk *w)
+{
+	struct e2trim_result *r = &t->res;
+	struct plan_source src;
+	struct plan_stats st;
+	errcode_t err;
+
+	r->extents = r->extent_bytes = 0;
+	r->interrupted = 0;
+	bitmap_stream_source(t->stream, &src);
+	err = plan_run(&t->geo, &t->range, &src, walk_extent, w, &st);
+	r->extents_below_minimum = st.skipped_extents;
+	r->bytes_below_minimum = st.skipped_bytes;
+	return err;
+}
+
+errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
+{
+	struct walk w = { t, NULL, fn, priv };
+	errcode_t err;
+
+	err = e2trim_verify(t);
+	if (err)
+		return err;
+	err = run_plan(t, &w);
+	if (err == (errcode_t)-1) {
+		t->res.interrupted = 1;
+		return lib_fail(t, E2TRIM_ERR_INTERRUPTED, NULL);
+	}
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
+	return 0;
+}
+
+static errcode_t open_target(struct e2trim *t, struct target *tg)
+{
+	int rc;
+
+	memset(tg, 0, sizeof(*tg));
+	tg->name = t->path;
+	tg->dryrun = t->opt.dryrun;
+	tg->base_bytes = t->offset_bytes;
+	tg->stop = t->cancel;
+	if (t->is_blkdev)
+		rc = target_blkdev_init(tg, t->fd, (enum trim_mode)t->opt.mode);
+	else
+		rc = target_file_init(tg, t->fd, (enum trim_mode)t->opt.mode);
+	if (rc == -EOPNOTSUPP)
+		return lib_fail(t, t->opt.mode == E2TRIM_SECURE && !t->is_blkdev ?
+				E2TRIM_ERR_SECURE_FILE : E2TRIM_ERR_UNSUPPORTED,
+				NULL);
+	if (rc)
+		return lib_fail_cause(t, E2TRIM_ERR_LIMITS, -rc, NULL);
+	t->res.granularity_bytes = tg->lim.granularity;
+	t->res.alignment_bytes = tg->lim.align_offset;
+	t->res.max_request_bytes = tg->lim.max_bytes;
+	/*
+	 * Nothing shorter than the granularity can be freed: in effect the
+	 * minimum is raised to it.  The target's inward alignment drops such
+	 * extents (and counts them).
+	 */
+	if (t->range.minlen_bytes < tg->lim.granularity &&
+	    tg->lim.granularity > t->geo.block_size)
+		t->res.minlen_applied_bytes = tg->lim.granularity;
+	return 0;
+}
+
+/* A run that stopped before the end: why, in the table's terms. */
+static errcode_t stopped(struct e2trim *t, const struct target *tg)
+{
+	static const char *const op[] = {
+		[TRIM_DISCARD] = "discard", [TRIM_SECURE] = "secure discard",
+		[TRIM_ZEROOUT] = "zeroout",
+	};
+	char msg[128];
+
+	if (!tg->error) {
+		t->res.interrupted = 1;
+		return lib_fail(t, E2TRIM_ERR_INTERRUPTED, "interrupted");
+	}
+	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
+		 op[tg->mode], tg->error_start,
+		 strerror_r(-tg->error, msg, sizeof(msg)));
+	t->cause = -tg->error;
+	if (tg->error == -EOPNOTSUPP && tg->stats.requests == 0)
+		return E2TRIM_ERR_DISCARD_UNSUPPORTED;
+	return E2TRIM_ERR_DISCARD;
+}
+
+errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
+{
+	struct target tg;
+	struct walk w = { t, &tg, fn, priv };
+	errcode_t err, ret = 0;
+
+	err = e2trim_verify(t);
+	/* before the target is opened: a refusal must trim nothing */
+	if (!err)
+		err = open_target(t, &tg);
+	if (err)
+		return err;
+	err = run_plan(t, &w);
+	/* requests still in flight finish, whatever stopped the plan */
+	target_finish(&tg);
+	take_target_stats(&t->res, &tg);
+	if (err == (errcode_t)-1 || tg.error)
+		ret = stopped(t, &tg);
+	else if (err)
+		ret = lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
+	target_close(&tg);
+	return ret;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h - what the command line decided, and how the command speaks
+ *
+ * The command is libe2trim's first client: it sees the engine only
+ * through <e2trim.h>.  Everything it prints on stderr goes through
+ * warnx_target(), in util-linux's style: "e2trim: <target>: <message>".
+ */
+#ifndef E2TRIM_CLI_H
+#define E2TRIM_CLI_H
+
+#include <stdint.h>
+
+#include "e2trim.h"
+
+/* --fsck: run e2fsck before the filesystem is opened */
+enum fsck_mode {
+	FSCK_NONE = 0,		/* no: the gates alone decide */
+	FSCK_PREEN,		/* --fsck: e2fsck -p */
+	FSCK_FORCE,		/* --fsck=force: e2fsck -f -p */
+};
+
+struct e2trim_control {
+	const char *device;	/* block device or image file */
+	struct e2trim_range range;	/* -o, -l, -m */
+	struct e2trim_options opts;	/* -p, -s, -z, -n, -f, --no-verify */
+	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
+	unsigned int verbose : 1,
+		     quiet : 1,
+		     list : 1;
+};
+
+/*
+ * "e2trim: <target>: <message>" on stderr (without "<target>: " when
+ * @target is NULL).  The only way the command writes to stderr.
+ */
+void warnx_target(const char *target, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* @err from a call on @t, as e2trim_message() words it. */
+void warn_code(const char *target, const struct e2trim *t, errcode_t err);
+
+#endif /* E2TRIM_CLI_H */

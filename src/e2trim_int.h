@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e2trim_int.h - the handle behind the public API, and how a stage
+ *                records why it failed
+ *
+ * Nothing below the command prints: a stage that refuses or fails calls
+ * lib_fail() (or returns the code after setting the detail) and the
+ * caller decides what to say.
+ */
+#ifndef E2TRIM_INT_H
+#define E2TRIM_INT_H
+
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+#include "e2trim.h"
+#include "bitmap.h"
+#include "plan.h"
+
+#define MAX_LOOP_HOLDS 8
+#define MAX_FORCED 4
+#define DETAIL_LEN 640
+
+struct e2trim {
+	char *path;			/* as given, for messages */
+	struct e2trim_options opt;
+	ext2_filsys fs;			/* libext2fs handle */
+	struct bitmap_stream *stream;	/* its block bitmap, group by group */
+	int fd;				/* our own: O_EXCL on a block device */
+	int is_blkdev;
+	uint64_t size_bytes;		/* of the device, image or partition */
+	uint64_t offset_bytes;		/* where the filesystem starts */
+	char io_options[40];		/* "offset=N" for libext2fs, or empty */
+	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
+	int nloops;
+	struct plan_geometry geo;
+	struct plan_range range;	/* validated by e2trim_set_range() */
+	unsigned int checked : 1,	/* e2trim_check() passed */
+		     verified : 1;	/* e2trim_verify() passed */
+	errcode_t forced[MAX_FORCED];	/* gates --force let pass */
+	unsigned int nforced;
+	const volatile sig_atomic_t *cancel;
+	struct e2trim_result res;
+	errcode_t cause;		/* the library's or errno underneath */
+	char detail[DETAIL_LEN];	/* particulars of the last error */
+};
+
+/*
+ * Record why @code happened: printf-style particulars (NULL: none) and
+ * returns @code, so that `return lib_fail(t, CODE, "...")` reads as
+ * the refusal it is.
+ */
+errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The same, the particulars being what libext2fs or errno @cause says. */
+errcode_t lib_fail_cause(struct e2trim *t, errcode_t code,
+			    errcode_t cause, const char *context);
+
+/* Register the e2trim and ext2 error tables with libcom_err, once. */
+void lib_register_error_tables(void);
+
+#endif /* E2TRIM_INT_H */

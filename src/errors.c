@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * errors.c - the one table from error codes to exit codes, and messages
+ *
+ * The codes and their messages are in e2trim_err.et; this table gives
+ * each its exit code.  README.md, e2trim --help and e2trim(8) list the
+ * exit codes; tests/e2e/t_lint_scripts_man.sh keeps the four in step, and
+ * tests/unit/test_errors.c checks that every code of the .et is here.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "e2trim_int.h"
+
+/*
+ * DETAIL_LEADS: the particulars say what is wrong better than the
+ * table's words ("offset 1 GiB is not inside the filesystem (512 MiB)"),
+ * so they replace them and only the fix is added.
+ */
+#define DETAIL_LEADS 1
+
+static const struct code_exit {
+	errcode_t code;
+	enum e2trim_exit exit;
+	int flags;
+} code_exits[] = {
+	/* CODE_EXIT_TABLE: the lint test reads the exit codes from here */
+	{ E2TRIM_ERR_BAD_CALL,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_NO_MEMORY,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_MOUNT_CHECK,	E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_MOUNTED,		E2TRIM_EXIT_IN_USE, 0 },
+	{ E2TRIM_ERR_SWAP,		E2TRIM_EXIT_IN_USE, 0 },
+	{ E2TRIM_ERR_BUSY,		E2TRIM_EXIT_IN_USE, 0 },
+	{ E2TRIM_ERR_EXCLUSIVE,		E2TRIM_EXIT_IN_USE, 0 },
+	{ E2TRIM_ERR_LOOP_BUSY,		E2TRIM_EXIT_IN_USE, 0 },
+	{ E2TRIM_ERR_TOO_MANY_LOOPS,	E2TRIM_EXIT_IN_USE, 0 },
+	{ E2TRIM_ERR_OPEN,		E2TRIM_EXIT_ERROR, DETAIL_LEADS },
+	{ E2TRIM_ERR_NOT_BLOCK_OR_FILE,	E2TRIM_EXIT_USAGE, 0 },
+	{ E2TRIM_ERR_DEVICE_SIZE,	E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_PARTITION_ON_BLKDEV, E2TRIM_EXIT_USAGE, 0 },
+	{ E2TRIM_ERR_PARTITION_TABLE,	E2TRIM_EXIT_NOT_EXT, 0 },
+	{ E2TRIM_ERR_NO_PARTITION_TABLE, E2TRIM_EXIT_NOT_EXT, 0 },
+	{ E2TRIM_ERR_NO_PARTITION,	E2TRIM_EXIT_NOT_EXT, DETAIL_LEADS },
+	{ E2TRIM_ERR_PARTITION_PAST_END, E2TRIM_EXIT_TRUNCATED, 0 },
+	{ E2TRIM_ERR_NOT_EXT,		E2TRIM_EXIT_NOT_EXT, 0 },
+	{ E2TRIM_ERR_FEATURE,		E2TRIM_EXIT_FEATURE, 0 },
+	{ E2TRIM_ERR_NOT_CLEAN,		E2TRIM_EXIT_NOT_CLEAN, 0 },
+	{ E2TRIM_ERR_JOURNAL,		E2TRIM_EXIT_JOURNAL, 0 },
+	{ E2TRIM_ERR_ORPHANS,		E2TRIM_EXIT_ORPHANS, 0 },
+	{ E2TRIM_ERR_SUPER_DAMAGED,	E2TRIM_EXIT_CORRUPT, 0 },
+	{ E2TRIM_ERR_DESC_CSUM,		E2TRIM_EXIT_CORRUPT, 0 },
+	{ E2TRIM_ERR_DESC_LAYOUT,	E2TRIM_EXIT_CORRUPT, 0 },
+	{ E2TRIM_ERR_BITMAP_CSUM,	E2TRIM_EXIT_CORRUPT, 0 },
+	{ E2TRIM_ERR_UNFOLLOWABLE,	E2TRIM_EXIT_CORRUPT, 0 },
+	{ E2TRIM_ERR_TRUNCATED,		E2TRIM_EXIT_TRUNCATED, 0 },
+	{ E2TRIM_ERR_MMP,		E2TRIM_EXIT_MMP, 0 },
+	{ E2TRIM_ERR_MMP_FSCK,		E2TRIM_EXIT_MMP, 0 },
+	{ E2TRIM_ERR_MMP_NOT_CLEAN,	E2TRIM_EXIT_MMP, 0 },
+	{ E2TRIM_ERR_UNVERIFIED,	E2TRIM_EXIT_UNVERIFIED, 0 },
+	{ E2TRIM_ERR_OPEN_FS,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_BITMAP_READ,	E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_VERIFY_READ,	E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_RANGE_SHORT,	E2TRIM_EXIT_USAGE, DETAIL_LEADS },
+	{ E2TRIM_ERR_RANGE_OUTSIDE,	E2TRIM_EXIT_USAGE, DETAIL_LEADS },
+	{ E2TRIM_ERR_UNSUPPORTED,	E2TRIM_EXIT_UNSUPPORTED, 0 },
+	{ E2TRIM_ERR_SECURE_FILE,	E2TRIM_EXIT_UNSUPPORTED, 0 },
+	{ E2TRIM_ERR_LIMITS,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_DISCARD,		E2TRIM_EXIT_ERROR, DETAIL_LEADS },
+	{ E2TRIM_ERR_DISCARD_UNSUPPORTED, E2TRIM_EXIT_UNSUPPORTED, DETAIL_LEADS },
+	{ E2TRIM_ERR_INTERRUPTED,	E2TRIM_EXIT_INTERRUPTED, 0 },
+	{ E2TRIM_ERR_SCAN,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_USAGE,		E2TRIM_EXIT_USAGE, DETAIL_LEADS },
+	{ E2TRIM_ERR_FSCK_REBOOT,	E2TRIM_EXIT_FSCK_REBOOT, DETAIL_LEADS },
+	{ E2TRIM_ERR_FSCK_FAILED,	E2TRIM_EXIT_FSCK_FAILED, DETAIL_LEADS },
+	{ E2TRIM_ERR_FSCK_EXEC,		E2TRIM_EXIT_FSCK_FAILED, DETAIL_LEADS },
+};
+
+static const struct code_exit *lookup(errcode_t code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(code_exits) / sizeof(code_exits[0]); i++)
+		if (code_exits[i].code == code)
+			return &code_exits[i];
+	return NULL;
+}
+
+int e2trim_exit_code(errcode_t code)
+{
+	const struct code_exit *ce = lookup(code);
+
+	if (!code)
+		return E2TRIM_EXIT_OK;
+	return ce ? (int)ce->exit : E2TRIM_EXIT_ERROR;
+}
+
+errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
+{
+	va_list ap;
+
+	t->cause = 0;
+	t->detail[0] = '\0';
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(t->detail, sizeof(t->detail), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/*
+ * What @cause says: errno values through strerror_r(), the registered
+ * tables' through error_message() (thread-safe for known codes: the text
+ * is the table's own).
+ */
+static const char *cause_text(errcode_t cause, char *buf, size_t len)
+{
+	if (cause > 0 && cause < 4096)
+		return strerror_r((int)cause, buf, len);
+	return error_message(cause);
+}
+
+errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
+			 const char *context)
+{
+	char msg[256];
+	const char *text = cause_text(cause, msg, sizeof(msg));
+
+	if (context)
+		lib_fail(t, code, "%s: %s", context, text);
+	else
+		lib_fail(t, code, "%s", text);
+	t->cause = cause;
+	return code;
+}
+
+const char *e2trim_detail(const struct e2trim *t)
+{
+	return t ? t->detail : "";
+}
+
+/* The table's text for one of our codes: "<what>; <fix>". */
+static const char *our_text(errcode_t code)
+{
+	long i = code - ERROR_TABLE_BASE_e2tr;
+
+	if (i < 0 || i >= et_e2tr_error_table.n_msgs)
+		return NULL;
+	return et_e2tr_error_table.msgs[i];
+}
+
+const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
+			   size_t len)
+{
+	const struct code_exit *ce = lookup(code);
+	const char *text = our_text(code), *fix;
+	const char *detail = t ? t->detail : "";
+
+	if (!text) {
+		if (*detail)
+			snprintf(buf, len, "%s: %s", detail,
+				 error_message(code));
+		else
+			snprintf(buf, len, "%s", error_message(code));
+		return buf;
+	}
+	fix = strstr(text, "; ");
+	if (!*detail)
+		snprintf(buf, len, "%s", text);
+	else if (ce && (ce->flags & DETAIL_LEADS))
+		snprintf(buf, len, "%s%s", detail, fix ? fix : "");
+	else
+		snprintf(buf, len, "%.*s (%s)%s",
+			 (int)(fix ? fix - text : (long)strlen(text)), text,
+			 detail, fix ? fix : "");
+	return buf;
+}
+
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void register_tables(void)
+{
+	initialize_ext2_error_table();
+	initialize_e2tr_error_table();
+}
+
+/* See e2trim.h: the only process-wide effect, done once. */
+void lib_register_error_tables(void)
+{
+	pthread_once(&tables_once, register_tables);
+}
