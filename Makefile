@@ -70,7 +70,7 @@ LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c \
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
-CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c
+CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
 LIB_A := $(B)/libe2trim.a
@@ -78,7 +78,7 @@ LIB_SO := $(B)/libe2trim.so.$(SO_VERSION)
 BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
-	      test_free_runs test_bitmap_stream test_errors test_uring
+	      test_free_runs test_bitmap_stream test_errors
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \

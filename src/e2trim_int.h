@@ -57,6 +57,9 @@ errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 errcode_t lib_fail_cause(struct e2trim *t, errcode_t code,
 			    errcode_t cause, const char *context);
 
+/* Is @code in errors.c's table?  (Every code of the .et must be.) */
+int errors_known(errcode_t code);
+
 /* Register the e2trim and ext2 error tables with libcom_err, once. */
 void lib_register_error_tables(void);
 

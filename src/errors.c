@@ -88,6 +88,11 @@ static const struct code_exit *lookup(errcode_t code)
 	return NULL;
 }
 
+int errors_known(errcode_t code)
+{
+	return lookup(code) != NULL;
+}
+
 int e2trim_exit_code(errcode_t code)
 {
 	const struct code_exit *ce = lookup(code);

@@ -28,28 +28,6 @@
 
 #define program_name program_invocation_short_name
 
-void warnx_target(const char *target, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	if (target)
-		fprintf(stderr, "%s: %s: ", program_name, target);
-	else
-		fprintf(stderr, "%s: ", program_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void warn_code(const char *target, const struct e2trim *t, errcode_t err)
-{
-	char msg[1024];
-
-	warnx_target(target, "%s", e2trim_message(t, err, msg, sizeof(msg)));
-}
-
 /*
  * Like util-linux's close_stdout(): output that could not be written
  * (a full disk, a closed pipe's reader gone with SIGPIPE ignored) is an

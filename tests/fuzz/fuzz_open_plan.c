@@ -23,7 +23,6 @@
  *   E2TRIM_FUZZ_SAVE=out.img fuzz_open_plan crash-...
  * writes the image an input stands for, to become a regression image.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -37,24 +36,15 @@
 #include <ext2fs/ext2fs.h>
 
 #include "bitmap.h"
-#include "e2trim.h"
-#include "open.h"
+#include "e2trim_int.h"
 #include "plan.h"
 #include "target.h"
-
-/* Verification came later than the rest: fuzz it when it is built in. */
-#if __has_include("verify.h")
-#include "verify.h"
-#pragma weak verify_free_space
-#define HAVE_VERIFY 1
-#endif
 
 #define MAX_IMAGE (128U << 20)
 #define FIX_CSUMS (1U << 31)	/* in the size field */
 #define UNIT 1024
 #define MAX_RECORDS 4096
 
-const char *program_name = "e2trim";
 
 static int img_fd = -1;
 static char img_path[64];
@@ -186,8 +176,8 @@ static int check_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 	return target_trim(c->t, start_bytes, len_bytes);
 }
 
-/* main()'s trim(), for a dry run; the gates have passed. */
-static void dry_run(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
+/* e2trim_apply(), for a dry run, checked; the gates have passed. */
+static void dry_run(struct e2trim *tfs)
 {
 	struct plan_range range = { 0, UINT64_MAX, 0 };
 	struct plan_geometry geo;
@@ -202,13 +192,10 @@ static void dry_run(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	bitmap_stream_source(tfs->stream, &src);
 	if (plan_check_range(&geo, &range, &blk))
 		return;
-#ifdef HAVE_VERIFY
-	if (verify_free_space &&
-	    verify_free_space(ctl, tfs->fs, &src, &geo) != EXIT_OK)
+	if (e2trim_verify(tfs))
 		return;
-#endif
 	memset(&t, 0, sizeof(t));
-	t.name = ctl->device;
+	t.name = tfs->path;
 	t.dryrun = 1;
 	if (target_file_init(&t, tfs->fd, TRIM_DISCARD))
 		abort();
@@ -295,7 +282,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	add_error_table(&et_ext2_error_table);
 	img_fd = memfd_create("e2trim-fuzz", MFD_CLOEXEC);
 	if (img_fd < 0) {
 		perror("memfd_create");
@@ -308,12 +294,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct e2trim_control ctl = {
-		.device = img_path,
-		.len_bytes = UINT64_MAX,
-		.dryrun = 1,
-	};
-	struct e2trim_fs tfs;
+	struct e2trim_options opts = { .dryrun = 1 };
+	struct e2trim *tfs;
 
 	if (size < 4)
 		return -1;
@@ -322,9 +304,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fix_checksums();
 	if (save_path)
 		save_image(save_path);
-	if (e2trim_fs_open(&ctl, &tfs) == EXIT_OK) {
-		dry_run(&ctl, &tfs);
-		e2trim_fs_close(&tfs);
-	}
+	if (e2trim_new(&tfs))
+		abort();
+	if (!e2trim_open(tfs, img_path, &opts) && !e2trim_check(tfs))
+		dry_run(tfs);
+	e2trim_free(tfs);
 	return 0;
 }

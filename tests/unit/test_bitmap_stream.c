@@ -31,7 +31,6 @@
 #include "bitmap.h"
 #include "e2trim.h"
 
-const char *program_name = "test";
 
 #define MAX_RUNS 100000
 

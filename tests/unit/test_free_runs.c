@@ -19,7 +19,6 @@
 #include "e2trim.h"
 #include "free_runs.h"
 
-const char *program_name = "test";
 
 static void add(struct free_runs *fr, uint64_t start, uint64_t end)
 {

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_gates.c - gates_check_super(), refusal_for() and refuse()
+ * test_gates.c - gates_check_super(), and how a refusal is worded
+ *
+ * The gates are the library's: they return a code and print nothing,
+ * forced or not.  e2trim_message() words the code: "<what> (<detail>);
+ * <fix>", the fix from the error table.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +18,8 @@
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim.h"
+#include "e2trim_int.h"
 #include "gates.h"
-
-const char *program_name = "test";
 
 #define DEV "/dev/test"
 
@@ -66,36 +69,47 @@ static void capture_end(char *out, size_t len)
 	fclose(capture);
 }
 
+/* What the error table says about @code: "<what>; <fix>". */
+static const char *table_text(errcode_t code)
+{
+	return et_e2tr_error_table.msgs[code - ERROR_TABLE_BASE_e2tr];
+}
+
 /*
  * Run the gates with and without --force; expect @plain and @forced.
- * A refusal names its fix; a forced pass over a state gate warns.
+ * Nothing is printed either way; a refusal's message names its fix; a
+ * forced pass over a state gate is recorded, to be warned about.
  */
-static void expect(const struct ext2_super_block *sb, int plain, int forced)
+static void expect(const struct ext2_super_block *sb, errcode_t plain,
+		   errcode_t forced)
 {
+	errcode_t got[4];
+	unsigned int n = 0;
 	char msg[1024];
-	int rc;
+	errcode_t rc;
 
 	capture_begin();
-	rc = gates_check_super(DEV, sb, 0);
+	rc = gates_check_super(sb, 0, got, 4, &n);
 	capture_end(msg, sizeof(msg));
 	assert_int_equal(rc, plain);
-	if (plain == EXIT_OK) {
-		assert_string_equal(msg, "");
-	} else {
-		assert_non_null(strstr(msg, "test: " DEV ": "));
-		assert_non_null(strstr(msg, refusal_for(plain)->fix));
+	assert_string_equal(msg, "");
+	assert_int_equal(n, 0);
+	if (plain) {
+		assert_non_null(strstr(table_text(plain), "; "));
+		assert_int_not_equal(e2trim_exit_code(plain), E2TRIM_EXIT_ERROR);
 	}
 
 	capture_begin();
-	rc = gates_check_super(DEV, sb, 1);
+	rc = gates_check_super(sb, 1, got, 4, &n);
 	capture_end(msg, sizeof(msg));
 	assert_int_equal(rc, forced);
-	if (plain != EXIT_OK && forced == EXIT_OK) {
-		assert_non_null(strstr(msg, "WARNING: "));
-		assert_non_null(strstr(msg, refusal_for(plain)->what));
+	assert_string_equal(msg, "");
+	if (plain && !forced) {
+		assert_true(n >= 1);
+		assert_int_equal(got[0], plain);
 	}
-	if (plain == EXIT_OK)
-		assert_string_equal(msg, "");
+	if (!plain)
+		assert_int_equal(n, 0);
 }
 
 static void test_clean_passes(void **state)
@@ -104,7 +118,7 @@ static void test_clean_passes(void **state)
 
 	(void)state;
 	clean_super(&sb);
-	expect(&sb, EXIT_OK, EXIT_OK);
+	expect(&sb, 0, 0);
 }
 
 /* Every feature libext2fs knows passes, but for the three with gates. */
@@ -120,7 +134,7 @@ static void test_known_features_pass(void **state)
 				  EXT3_FEATURE_INCOMPAT_JOURNAL_DEV);
 	sb.s_feature_ro_compat = EXT2_LIB_FEATURE_RO_COMPAT_SUPP &
 				 ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT;
-	expect(&sb, EXIT_OK, EXIT_OK);
+	expect(&sb, 0, 0);
 }
 
 static void test_not_valid(void **state)
@@ -130,7 +144,7 @@ static void test_not_valid(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_state = 0;
-	expect(&sb, EXIT_NOT_CLEAN, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_NOT_CLEAN, 0);
 }
 
 static void test_error_fs(void **state)
@@ -140,7 +154,7 @@ static void test_error_fs(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_state |= EXT2_ERROR_FS;
-	expect(&sb, EXIT_NOT_CLEAN, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_NOT_CLEAN, 0);
 }
 
 static void test_needs_recovery(void **state)
@@ -150,7 +164,7 @@ static void test_needs_recovery(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_feature_incompat = EXT3_FEATURE_INCOMPAT_RECOVER;
-	expect(&sb, EXIT_JOURNAL, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_JOURNAL, 0);
 }
 
 static void test_last_orphan(void **state)
@@ -160,7 +174,7 @@ static void test_last_orphan(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_last_orphan = 12;
-	expect(&sb, EXIT_ORPHANS, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_ORPHANS, 0);
 }
 
 static void test_orphan_fs(void **state)
@@ -170,7 +184,7 @@ static void test_orphan_fs(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_state |= EXT3_ORPHAN_FS;
-	expect(&sb, EXIT_ORPHANS, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_ORPHANS, 0);
 }
 
 static void test_orphan_present(void **state)
@@ -180,7 +194,7 @@ static void test_orphan_present(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_feature_ro_compat = EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT;
-	expect(&sb, EXIT_ORPHANS, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_ORPHANS, 0);
 }
 
 /* --force never overrides a feature refusal. */
@@ -192,7 +206,7 @@ static void test_unknown_incompat(void **state)
 	clean_super(&sb);
 	sb.s_feature_incompat = unknown_bit(EXT2_LIB_FEATURE_INCOMPAT_SUPP);
 	assert_true(sb.s_feature_incompat != 0);
-	expect(&sb, EXIT_FEATURE, EXIT_FEATURE);
+	expect(&sb, E2TRIM_ERR_FEATURE, E2TRIM_ERR_FEATURE);
 }
 
 static void test_unknown_ro_compat(void **state)
@@ -203,7 +217,7 @@ static void test_unknown_ro_compat(void **state)
 	clean_super(&sb);
 	sb.s_feature_ro_compat = unknown_bit(EXT2_LIB_FEATURE_RO_COMPAT_SUPP);
 	assert_true(sb.s_feature_ro_compat != 0);
-	expect(&sb, EXIT_FEATURE, EXIT_FEATURE);
+	expect(&sb, E2TRIM_ERR_FEATURE, E2TRIM_ERR_FEATURE);
 }
 
 static void test_journal_dev(void **state)
@@ -213,7 +227,7 @@ static void test_journal_dev(void **state)
 	(void)state;
 	clean_super(&sb);
 	sb.s_feature_incompat = EXT3_FEATURE_INCOMPAT_JOURNAL_DEV;
-	expect(&sb, EXIT_FEATURE, EXIT_FEATURE);
+	expect(&sb, E2TRIM_ERR_FEATURE, E2TRIM_ERR_FEATURE);
 }
 
 /* With several failures the most specific one wins. */
@@ -226,83 +240,73 @@ static void test_order(void **state)
 	clean_super(&sb);
 	sb.s_state = 0;
 	sb.s_feature_incompat = EXT3_FEATURE_INCOMPAT_RECOVER;
-	expect(&sb, EXIT_JOURNAL, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_JOURNAL, 0);
 
 	/* journal + orphans + errors */
 	sb.s_state = EXT2_VALID_FS | EXT2_ERROR_FS | EXT3_ORPHAN_FS;
 	sb.s_last_orphan = 7;
-	expect(&sb, EXIT_JOURNAL, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_JOURNAL, 0);
 
 	/* orphans + not valid */
 	sb.s_feature_incompat = 0;
 	sb.s_state = 0;
-	expect(&sb, EXIT_ORPHANS, EXIT_OK);
+	expect(&sb, E2TRIM_ERR_ORPHANS, 0);
 
 	/* a feature refusal beats every state gate, forced or not */
 	sb.s_feature_incompat = EXT3_FEATURE_INCOMPAT_RECOVER |
 				EXT3_FEATURE_INCOMPAT_JOURNAL_DEV;
-	expect(&sb, EXIT_FEATURE, EXIT_FEATURE);
+	expect(&sb, E2TRIM_ERR_FEATURE, E2TRIM_ERR_FEATURE);
 }
 
+/* Every refusal has a fix, and an exit code of its own kind. */
 static void test_refusal_table(void **state)
 {
-	int code;
+	static const struct {
+		errcode_t code;
+		int exit;
+	} gates[] = {
+		{ E2TRIM_ERR_FEATURE, E2TRIM_EXIT_FEATURE },
+		{ E2TRIM_ERR_JOURNAL, E2TRIM_EXIT_JOURNAL },
+		{ E2TRIM_ERR_ORPHANS, E2TRIM_EXIT_ORPHANS },
+		{ E2TRIM_ERR_NOT_CLEAN, E2TRIM_EXIT_NOT_CLEAN },
+	};
+	size_t i;
 
 	(void)state;
-	for (code = EXIT_IN_USE; code <= EXIT_UNVERIFIED; code++) {
-		const struct refusal *r = refusal_for(code);
+	for (i = 0; i < sizeof(gates) / sizeof(gates[0]); i++) {
+		const char *text = table_text(gates[i].code);
+		const char *fix = strstr(text, "; ");
 
-		if (!r)
-			print_error("no refusal for exit code %d\n", code);
-		assert_non_null(r);
-		assert_int_equal(r->code, code);
-		assert_non_null(r->what);
-		assert_non_null(r->fix);
-		assert_true(r->what[0] != '\0');
-		assert_true(r->fix[0] != '\0');
+		assert_int_equal(e2trim_exit_code(gates[i].code), gates[i].exit);
+		assert_non_null(fix);
+		assert_true(fix > text);
+		assert_true(fix[2] != '\0');
 	}
-	assert_null(refusal_for(EXIT_OK));
-	assert_null(refusal_for(EXIT_ERROR));
-	assert_null(refusal_for(EXIT_UNSUPPORTED));
-	assert_null(refusal_for(EXIT_USAGE));
-	assert_null(refusal_for(EXIT_INTERRUPTED));
+	assert_int_equal(e2trim_exit_code(0), E2TRIM_EXIT_OK);
+	assert_int_equal(e2trim_exit_code(EXT2_ET_SHORT_READ), E2TRIM_EXIT_ERROR);
 }
 
-/* Run refuse() with stderr captured into @out. */
-static int refuse_captured(const char *detail, enum e2trim_exit code,
-			   char *out, size_t len)
-{
-	int rc;
-
-	capture_begin();
-	rc = refuse(DEV, code, detail);
-	capture_end(out, len);
-	return rc;
-}
-
+/* e2trim_message(): "<what>; <fix>", the particulars in parentheses. */
 static void test_refuse_message(void **state)
 {
+	struct e2trim *t;
 	char msg[512], want[512];
-	const struct refusal *r = refusal_for(EXIT_JOURNAL);
+	const char *text = table_text(E2TRIM_ERR_JOURNAL);
+	const char *fix = strstr(text, "; ");
 
 	(void)state;
-	assert_non_null(r);
-	assert_int_equal(refuse_captured(NULL, EXIT_JOURNAL, msg, sizeof(msg)),
-			 EXIT_JOURNAL);
-	snprintf(want, sizeof(want), "test: " DEV ": %s; %s\n", r->what,
-		 r->fix);
-	assert_string_equal(msg, want);
+	assert_int_equal(e2trim_new(&t), 0);
+	e2trim_message(t, E2TRIM_ERR_JOURNAL, msg, sizeof(msg));
+	assert_string_equal(msg, text);
 
-	assert_int_equal(refuse_captured("s_state 0x2", EXIT_JOURNAL, msg,
-					 sizeof(msg)), EXIT_JOURNAL);
-	snprintf(want, sizeof(want), "test: " DEV ": %s (s_state 0x2); %s\n",
-		 r->what, r->fix);
+	assert_int_equal(lib_fail(t, E2TRIM_ERR_JOURNAL, "s_state 0x%x", 2),
+			 E2TRIM_ERR_JOURNAL);
+	assert_string_equal(e2trim_detail(t), "s_state 0x2");
+	snprintf(want, sizeof(want), "%.*s (s_state 0x2)%s",
+		 (int)(fix - text), text, fix);
+	e2trim_message(t, E2TRIM_ERR_JOURNAL, msg, sizeof(msg));
 	assert_string_equal(msg, want);
-
-	/* not a refusal: the code comes back, nothing is printed */
-	assert_int_equal(refuse_captured(NULL, EXIT_ERROR, msg, sizeof(msg)),
-			 EXIT_ERROR);
-	assert_string_equal(msg, "");
+	e2trim_free(t);
 }
 
 int main(void)

@@ -20,7 +20,6 @@
 #include "e2trim.h"
 #include "plan.h"
 
-const char *program_name = "test";
 
 #define BS 4096ULL
 #define MAX_EXTENTS 256

@@ -13,7 +13,6 @@
 #include "e2trim.h"
 #include "size.h"
 
-const char *program_name = "test";
 
 #define KiB 1024ULL
 #define MiB (KiB * 1024)

@@ -12,7 +12,7 @@
  *  - the first failure is the one reported (t->error, t->error_start);
  *  - stats count exactly the requests that completed successfully, so a
  *    partial report is honest;
- *  - nothing is issued once a failure is seen, or once target_stop is set;
+ *  - nothing is issued once a failure is seen, or once the stop flag is set;
  *  - every request is aligned to the granularity (from align_offset) and
  *    no larger than max_bytes, also where an extent is split;
  *  - holes are skipped, and every byte of an extent is accounted for:
@@ -26,10 +26,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "e2trim.h"
 #include "target.h"
 
-const char *program_name = "test";
+static volatile sig_atomic_t test_stop;
+
 
 #define K 1024ULL
 #define M (1024ULL * K)
@@ -45,7 +45,7 @@ struct fake {
 	/* fault injection: request number fail_at (from 1) gets fail_res */
 	unsigned int fail_at;
 	int fail_res;
-	unsigned int stop_after;	/* set target_stop after this one */
+	unsigned int stop_after;	/* set the stop flag after this one */
 	/* what the fake itself saw succeed */
 	uint64_t ok_requests, ok_bytes;
 	/* asynchronous: requests done + 1 .. nreq are in flight */
@@ -79,7 +79,7 @@ static void record(struct fake *f, uint64_t start, uint64_t len)
 	f->len[f->nreq] = len;
 	f->nreq++;
 	if (f->stop_after && f->nreq == f->stop_after)
-		target_stop = 1;
+		test_stop = 1;
 }
 
 static int fake_request(struct target *t, uint64_t start, uint64_t len)
@@ -190,7 +190,8 @@ static void fake_init(struct fake *f, const struct target_ops *ops,
 	f->t.lim.granularity = gran;
 	f->t.lim.align_offset = off;
 	f->t.lim.max_bytes = max;
-	target_stop = 0;
+	f->t.stop = &test_stop;
+	test_stop = 0;
 }
 
 /* What the plan does: extent after extent until one fails, then finish. */
@@ -222,7 +223,7 @@ static void assert_accounted(const struct fake *f, const uint64_t (*ext)[2],
 static int teardown(void **state)
 {
 	(void)state;
-	target_stop = 0;
+	test_stop = 0;
 	return 0;
 }
 
@@ -616,7 +617,7 @@ static void test_stop_before_start(void **state)
 
 	(void)state;
 	fake_init(&f, &forbidden_ops, 4 * K, 0, 0);
-	target_stop = 1;
+	test_stop = 1;
 	assert_int_equal(target_trim(&f.t, 0, 1 * M), 1);
 	assert_int_equal(f.t.stats.requests, 0);
 	assert_int_equal(f.t.stats.align_bytes, 0);

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_errors.c - the error table and its one map to exit codes
+ *
+ *  - every code of e2trim_err.et has its exit code in errors.c's table;
+ *  - every message reads "<what>; <fix>", both parts there;
+ *  - a refusal's exit code is one of the refusals' (10 and up);
+ *  - e2trim_message() puts particulars in parentheses, or lets them
+ *    lead for the codes whose particulars say it better;
+ *  - codes that are not e2trim's (libext2fs's, errno) exit 1.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "e2trim.h"
+#include "e2trim_int.h"
+
+static void test_every_code_mapped(void **state)
+{
+	long i;
+
+	(void)state;
+	assert_true(et_e2tr_error_table.n_msgs > 30);
+	for (i = 0; i < et_e2tr_error_table.n_msgs; i++) {
+		errcode_t code = ERROR_TABLE_BASE_e2tr + i;
+		const char *text = et_e2tr_error_table.msgs[i];
+		const char *fix = strstr(text, "; ");
+
+		if (!errors_known(code))
+			print_error("code %ld (%s) has no exit code\n", i, text);
+		assert_true(errors_known(code));
+		if (!fix || fix == text || !fix[2])
+			print_error("code %ld: \"%s\" is not \"what; fix\"\n",
+				    i, text);
+		assert_non_null(fix);
+		assert_true(fix > text && fix[2] != '\0');
+		assert_int_not_equal(e2trim_exit_code(code), E2TRIM_EXIT_OK);
+	}
+}
+
+static void test_exit_codes(void **state)
+{
+	(void)state;
+	assert_int_equal(e2trim_exit_code(0), 0);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_MOUNTED), 10);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_LOOP_BUSY), 10);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_NOT_EXT), 11);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_UNVERIFIED), 19);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_INTERRUPTED), 32);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_RANGE_OUTSIDE), 3);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_DISCARD_UNSUPPORTED), 2);
+	assert_int_equal(e2trim_exit_code(EXT2_ET_SHORT_READ), 1);
+	assert_int_equal(e2trim_exit_code(EIO), 1);
+}
+
+static void test_message(void **state)
+{
+	struct e2trim *t;
+	char msg[512];
+
+	(void)state;
+	assert_int_equal(e2trim_new(&t), 0);
+	/* no particulars: the table's words */
+	e2trim_message(t, E2TRIM_ERR_MOUNTED, msg, sizeof(msg));
+	assert_string_equal(msg, et_e2tr_error_table.msgs[
+		E2TRIM_ERR_MOUNTED - ERROR_TABLE_BASE_e2tr]);
+	/* particulars in parentheses, before the fix */
+	lib_fail(t, E2TRIM_ERR_MOUNTED, "mounted on %s", "/mnt");
+	e2trim_message(t, E2TRIM_ERR_MOUNTED, msg, sizeof(msg));
+	assert_string_equal(msg, "is mounted or in use (mounted on /mnt); "
+			    "unmount it first; for a mounted filesystem use "
+			    "fstrim");
+	/* particulars that lead */
+	lib_fail(t, E2TRIM_ERR_NO_PARTITION, "no partition %u (the table has "
+		 "%d)", 3, 2);
+	e2trim_message(t, E2TRIM_ERR_NO_PARTITION, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "no partition 3 (the table has 2); "));
+	/* a cause from errno */
+	lib_fail_cause(t, E2TRIM_ERR_OPEN, ENOENT, "cannot open");
+	assert_string_equal(e2trim_detail(t),
+			    "cannot open: No such file or directory");
+	/* not ours: the registered table's text */
+	lib_fail(t, 0, NULL);
+	e2trim_message(t, EXT2_ET_BAD_MAGIC, msg, sizeof(msg));
+	assert_string_equal(msg, error_message(EXT2_ET_BAD_MAGIC));
+	e2trim_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_code_mapped),
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_message),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
