@@ -60,10 +60,11 @@ static int uring_push(struct target *t, struct uring_state *u)
 			rc = -EIO;	/* nothing consumed, no reason given */
 		if (rc == -EINTR)
 			continue;
-		if ((rc != -EAGAIN && rc != -EBUSY) || ++tries > 8 ||
-		    u->nfree == URING_DEPTH - 1)
+		if ((rc != -EAGAIN && rc != -EBUSY) || ++tries > 8)
 			return rc;
-		uring_reap(t, u, 1);
+		/* completions to make room for: reap one, then try again */
+		if (u->nfree < URING_DEPTH - 1)
+			uring_reap(t, u, 1);
 	}
 }
 
