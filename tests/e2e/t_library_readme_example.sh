@@ -1,0 +1,130 @@
+#!/bin/bash
+# The README's library example, built against the installed files: make
+# install DESTDIR=… puts e2trim.h, e2trim_err.h, libe2trim.a,
+# libe2trim.so.0 (soname libe2trim.so.0; it exports only e2trim_* and the
+# error table's initializer) and e2trim.pc in place; the program between
+# the README's ```c fence and the next ``` is compiled with
+# `pkg-config --cflags --libs e2trim` (found through PKG_CONFIG_PATH and
+# --define-prefix), linked with the shared library, and its figure on an
+# aged filesystem equals `e2trim -n -v`'s; on a mounted one both say 10.
+# Then two threads dry-run two filesystems at once through the library,
+# each getting the figure e2trim gives alone.  Runs under $E2TRIM_WRAP
+# (valgrind) too.  No root needed.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+command -v pkg-config >/dev/null || skip "pkg-config not installed (make deps installs it)"
+# the build whose e2trim is under test: build/ or build-san/ (SANITIZE=1)
+san=
+case $E2TRIM in */build-san/*) san=1 ;; esac
+root=$T/root
+make -s -C "$top" install DESTDIR="$root" PREFIX=/usr/local SANITIZE="$san" \
+	>"$T/make.out" 2>&1 || { cat "$T/make.out"; fail "make install"; }
+lib=$root/usr/local/lib
+for f in "$root/usr/local/include/e2trim.h" "$root/usr/local/include/e2trim_err.h" \
+	"$lib/libe2trim.a" "$lib/libe2trim.so.0" "$lib/pkgconfig/e2trim.pc"; do
+	[ -f "$f" ] || fail "not installed: $f"
+done
+[ "$(readlink "$lib/libe2trim.so")" = libe2trim.so.0 ] || fail "libe2trim.so -> libe2trim.so.0"
+readelf -d "$lib/libe2trim.so.0" | grep -q 'SONAME.*\[libe2trim\.so\.0\]' || fail "soname"
+nm -D --defined-only "$lib/libe2trim.so.0" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
+	sed 's/@.*//' | grep -v '^e2trim_' | grep -vx 'initialize_e2tr_error_table' >"$T/extra" || true
+[ ! -s "$T/extra" ] || { cat "$T/extra"; fail "libe2trim.so.0 exports more than e2trim_*"; }
+note "installed: header, both libraries, e2trim.pc; exports: $(nm -D --defined-only "$lib/libe2trim.so.0" | grep -c ' T e2trim_') e2trim_* functions and the initializer"
+
+# the README's program, word for word
+awk '/^## Library/ {lib = 1} lib && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
+	"$top/README.md" >"$T/trimmable.c"
+[ -s "$T/trimmable.c" ] || fail "no C program in README's Library section"
+grep -q 'e2trim_apply' "$T/trimmable.c" || fail "README's program does not trim"
+export PKG_CONFIG_PATH=$lib/pkgconfig
+flags=$(pkg-config --define-prefix --cflags --libs e2trim) || fail "pkg-config e2trim"
+sanflags=()
+[ -z "$san" ] || sanflags=("-fsanitize=address,undefined")
+# shellcheck disable=SC2086  # $flags is pkg-config's words
+cc -std=c99 -Wall -Wextra -Werror "${sanflags[@]}" "$T/trimmable.c" $flags -o "$T/trimmable" \
+	2>"$T/cc.out" || { cat "$T/cc.out"; fail "README's program does not build: cc ... $flags"; }
+ldd "$T/trimmable" 2>/dev/null | grep -q "libe2trim.so.0 => $lib/" ||
+	LD_LIBRARY_PATH=$lib ldd "$T/trimmable" | grep -q "libe2trim.so.0 => $lib/" ||
+	fail "the program does not use the installed libe2trim.so.0"
+export LD_LIBRARY_PATH=$lib
+
+# an aged filesystem: files written, some removed
+img=$T/aged.img
+mkfs "$img" 96M -t ext4 -b 4096
+for i in 1 2 3 4 5 6; do head -c $((i * 700000)) /dev/urandom >"$T/f$i"; done
+{ for i in 1 2 3 4 5 6; do echo "write $T/f$i f$i"; done; echo "rm f2"; echo "rm f5"; } |
+	debugfs -w -f - "$img" >/dev/null 2>&1 || fail "debugfs"
+run_e2trim -n -v "$img"
+assert_rc 0 "e2trim -n -v"
+want=$(sed -n 's/.*(\([0-9]*\) bytes) trimmed (dry run)$/\1/p' "$OUT")
+[ -n "$want" ] || fail "no figure in e2trim -n -v's report"
+got=$(${E2TRIM_WRAP:-} "$T/trimmable" "$img" 2>"$T/err") || { cat "$T/err"; fail "README's program failed"; }
+[ ! -s "$T/err" ] || { cat "$T/err"; fail "README's program wrote to stderr"; }
+assert_eq "$got" "$want" "README's program vs e2trim -n -v"
+note "README's program: $got bytes, as e2trim -n -v says"
+
+# a refusal: same exit code, the message names the fix
+debugfs -w -R "ssv state 0" "$img" >/dev/null 2>&1 || fail "debugfs ssv"
+rc=0; ${E2TRIM_WRAP:-} "$T/trimmable" "$img" >/dev/null 2>"$T/err" || rc=$?
+assert_eq "$rc" 13 "README's program on an unclean filesystem: exit code"
+assert_grep "run e2fsck -f first" "$T/err" "README's program: the fix"
+
+# two filesystems, two threads, at once
+img2=$T/other.img
+mkfs "$img2" 48M -t ext2 -b 1024
+echo "write $T/f3 f3" | debugfs -w -f - "$img2" >/dev/null 2>&1 || fail "debugfs"
+debugfs -w -R "ssv state 1" "$img" >/dev/null 2>&1 || fail "debugfs ssv"
+run_e2trim -n -v "$img2"
+want2=$(sed -n 's/.*(\([0-9]*\) bytes) trimmed (dry run)$/\1/p' "$OUT")
+cat >"$T/two.c" <<'C'
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <e2trim.h>
+
+struct job { const char *path; uint64_t bytes; errcode_t err; };
+
+static void *dry_run(void *arg)
+{
+	struct job *j = arg;
+	struct e2trim_options opts = { .dryrun = 1 };
+	struct e2trim *t;
+
+	j->err = e2trim_new(&t);
+	if (!j->err)
+		j->err = e2trim_open(t, j->path, &opts);
+	if (!j->err)
+		j->err = e2trim_apply(t, NULL, NULL);
+	if (!j->err)
+		j->bytes = e2trim_result(t)->bytes_trimmed;
+	e2trim_free(t);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct job j[2] = { { argv[1], 0, 0 }, { argv[2], 0, 0 } };
+	pthread_t th[2];
+	int i;
+
+	if (argc != 3)
+		return 3;
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, dry_run, &j[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < 2; i++)
+		printf("%" PRIu64 " %ld\n", j[i].bytes, (long)j[i].err);
+	return 0;
+}
+C
+# shellcheck disable=SC2086
+cc -std=gnu99 -Wall -Werror "${sanflags[@]}" "$T/two.c" $flags -lpthread -o "$T/two" ||
+	fail "the two-thread program does not build"
+${E2TRIM_WRAP:-} "$T/two" "$img" "$img2" >"$T/two.out" 2>"$T/err" || { cat "$T/err"; fail "two threads"; }
+printf '%s 0\n%s 0\n' "$want" "$want2" >"$T/two.want"
+cmp -s "$T/two.out" "$T/two.want" || { diff "$T/two.out" "$T/two.want"; fail "two threads: figures differ"; }
+note "two threads, two filesystems: $want and $want2 bytes, as e2trim says of each"
+exit 0
