@@ -1,10 +1,11 @@
 #!/bin/bash
 # The shipped shell scripts (initramfs-tools hook and script, dracut
 # module) and every script of the tests, images/ and CI pass shellcheck;
-# the man page has no groff warnings; and the three
-# places that list options and exit codes agree: every long option of
-# e2trim --help is in e2trim(8), every exit code of src/e2trim.h is in
-# e2trim --help and in e2trim(8)'s EXIT STATUS.
+# the man page has no groff warnings; and the places that list options
+# and exit codes agree: every long option of e2trim --help is in
+# e2trim(8); every exit code of src/e2trim.h is in the table that maps
+# error codes to exit codes (src/errors.c), in e2trim --help, in
+# e2trim(8)'s EXIT STATUS and in README's table, which list no others.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,14 +40,30 @@ opts=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' "$T/help" | sed 's/.*--//')
 for o in $opts; do
 	grep -qF -- "\\-\\-${o//-/\\-}" "$man" || fail "e2trim.8 does not document --$o"
 done
-# every exit code of e2trim.h in --help and in EXIT STATUS
-codes=$(grep -oE '^\s+EXIT_[A-Z_]+ = [0-9]+' "$top/src/e2trim.h" | awk '{print $3}')
+# The exit codes: enum e2trim_exit in the public header names them; the
+# one table from error codes to exit codes (src/errors.c) uses every one
+# (but 0); --help, e2trim(8)'s EXIT STATUS and README's table list exactly
+# these, no more and no fewer.
+hdr=$top/src/e2trim.h
+codes=$(grep -oE '^\s+E2TRIM_EXIT_[A-Z_]+ = [0-9]+' "$hdr" | awk '{print $3}')
 [ -n "$codes" ] || fail "no exit codes in e2trim.h"
+names=$(grep -oE '^\s+E2TRIM_EXIT_[A-Z_]+' "$hdr")
+for name in $names; do
+	[ "$name" = E2TRIM_EXIT_OK ] && continue
+	grep -qE "^\s+\{ E2TRIM_ERR_[A-Z_]+,\s+$name," "$top/src/errors.c" ||
+		fail "$name: no error code maps to it in src/errors.c"
+done
 sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$man" >"$T/exit.8"
 sed -n '/^Exit status:/,/^$/p' "$T/help" >"$T/exit.help"
+sed -n '/^## Exit status/,/^## /p' "$top/README.md" >"$T/exit.md"
 for c in $codes; do
 	grep -qx "\\.B $c" "$T/exit.8" || fail "e2trim.8 EXIT STATUS lacks $c"
 	grep -qE "(^| )$c  " "$T/exit.help" || fail "e2trim --help lacks exit status $c"
+	grep -q "^| $c |" "$T/exit.md" || fail "README's exit status table lacks $c"
 done
-note "--help options ($(echo "$opts" | wc -w)) and exit codes ($(echo "$codes" | wc -w)) all in e2trim.8"
+for c in $(sed -n 's/^\.B \([0-9][0-9]*\)$/\1/p' "$T/exit.8") \
+	 $(sed -n 's/^| \([0-9][0-9]*\) |.*/\1/p' "$T/exit.md"); do
+	echo "$codes" | grep -qx "$c" || fail "exit status $c is documented but not in e2trim.h"
+done
+note "--help options ($(echo "$opts" | wc -w)) in e2trim.8; exit codes ($(echo "$codes" | wc -w)) in src/errors.c, --help, e2trim.8 and README"
 exit 0
