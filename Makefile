@@ -84,7 +84,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \
 	uninstall clean images
 
-all: $(BIN) $(LIB_A) $(LIB_SO) $(B)/e2trim.pc
+all: $(BIN) $(LIB_A) $(LIB_SO)
 
 # The error table: codes and messages from compile_et (comerr-dev).
 $(ERR_C) $(ERR_H) &: src/e2trim_err.et | $(B)
@@ -113,11 +113,6 @@ $(LIB_SO): $(LIB_OBJS) src/libe2trim.map
 $(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A) \
 		$(PKG_LIBS) -lpthread
-
-$(B)/e2trim.pc: src/e2trim.pc.in Makefile | $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' $< >$@
 
 # White-box tests: every object, the command's too (not its main).
 $(B)/tests/test_uring: tests/unit/test_uring.c $(LIB_OBJS) | $(B)/tests
@@ -225,7 +220,11 @@ install: all
 	install -D -m 0755 $(LIB_SO) \
 		$(DESTDIR)$(LIBDIR)/libe2trim.so.$(SO_VERSION)
 	ln -sf libe2trim.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libe2trim.so
-	install -D -m 0644 $(B)/e2trim.pc $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' src/e2trim.pc.in \
+		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
+	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8
 	install -D -m 0644 src/e2trim.conf $(DESTDIR)$(DOCDIR)/e2trim.conf
 	install -D -m 0755 src/initramfs-tools/hooks/e2trim \

@@ -2,7 +2,8 @@
 # make install with DESTDIR (and PREFIX) puts every file in place with
 # the right mode: the binary, the man page, the example config, the
 # initramfs-tools hook and script, the dracut module, the systemd unit
-# (its ExecStart names the installed binary); the installed man page
+# (its ExecStart names the installed binary), libe2trim (header, both
+# libraries, e2trim.pc with the prefix); the installed man page
 # renders; systemd-analyze verifies the unit, and a mount unit with the
 # drop-in e2trim(8) documents, in the installed tree.  make uninstall
 # removes every file again.
@@ -30,7 +31,12 @@ for prefix in /usr/local /usr; do
 		"$root/usr/lib/dracut/modules.d/90e2trim/module-setup.sh" \
 		"$root/usr/lib/dracut/modules.d/90e2trim/e2trim-pre-mount.sh"
 	installed 644 "$p/share/man/man8/e2trim.8" "$p/share/doc/e2trim/e2trim.conf" \
-		"$p/lib/systemd/system/e2trim@.service"
+		"$p/lib/systemd/system/e2trim@.service" \
+		"$p/include/e2trim.h" "$p/include/e2trim_err.h" "$p/lib/libe2trim.a" \
+		"$p/lib/pkgconfig/e2trim.pc"
+	installed 755 "$p/lib/libe2trim.so.0"
+	[ "$(readlink "$p/lib/libe2trim.so")" = libe2trim.so.0 ] || fail "libe2trim.so link"
+	assert_grep "^prefix=$prefix$" "$p/lib/pkgconfig/e2trim.pc" "e2trim.pc's prefix"
 	"$p/sbin/e2trim" --version | grep -q "^e2trim " || fail "installed e2trim does not run"
 	assert_grep "^ExecStart=$prefix/sbin/e2trim " "$p/lib/systemd/system/e2trim@.service" \
 		"unit's ExecStart, PREFIX=$prefix"
@@ -63,7 +69,7 @@ for prefix in /usr/local /usr; do
 
 	make -s -C "$top" uninstall DESTDIR="$root" PREFIX="$prefix" >"$T/make.out" 2>&1 ||
 		{ cat "$T/make.out"; fail "make uninstall PREFIX=$prefix"; }
-	left=$(find "$root" -type f)
+	left=$(find "$root" -type f -o -type l)
 	[ -z "$left" ] || fail "make uninstall left: $left"
 	[ ! -e "$root/usr/lib/dracut/modules.d/90e2trim" ] || fail "90e2trim/ left behind"
 	note "PREFIX=$prefix: make uninstall removed every file"
