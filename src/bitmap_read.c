@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -135,10 +136,32 @@ static void read_batch(struct bitmap_read *br, const blk64_t *blk,
 /*
  * From now on, libext2fs reads.  A broken ring may still have reads in
  * flight into the buffer: that buffer is left to them, never freed or
- * used again (kept here for as long as the process lives, so that leak
- * checkers see why), and a new one taken.
+ * used again (kept on this list for as long as the process lives, so that
+ * leak checkers see why), and a new one taken.  The list is the library's
+ * only state outside a handle: a buffer the kernel may still write into
+ * belongs to the process, not to the filesystem that used it.  Threads
+ * push onto it without a lock.
  */
-static unsigned char *volatile left_to_the_kernel;	/* stores kept */
+struct kept_buf {
+	unsigned char *buf;
+	struct kept_buf *next;
+};
+
+static struct kept_buf *left_to_the_kernel;
+
+static void leave_to_the_kernel(unsigned char *buf)
+{
+	struct kept_buf *k = malloc(sizeof(*k));
+
+	if (!k)
+		return;		/* lost to leak checkers, still never reused */
+	k->buf = buf;
+	k->next = __atomic_load_n(&left_to_the_kernel, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&left_to_the_kernel, &k->next, k,
+					    1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+}
 
 static void stop_batches(struct bitmap_read *br)
 {
@@ -147,7 +170,7 @@ static void stop_batches(struct bitmap_read *br)
 	br->fd = -1;
 	if (!br->broken)
 		return;
-	left_to_the_kernel = br->buf;
+	leave_to_the_kernel(br->buf);
 	br->buf = NULL;
 	alloc_buf(br);		/* none: bitmap_read_blocks() says so */
 }
