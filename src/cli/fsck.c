@@ -180,11 +180,12 @@ errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t)
 				  WTERMSIG(status), strsignal(WTERMSIG(status)));
 	code = WEXITSTATUS(status);
 	/*
-	 * 127 is how a child reports that exec failed when the spawn could
-	 * not tell us directly (a fork-based posix_spawn, as under valgrind).
-	 * e2fsck itself never exits 127: its codes are the bits 1..32 and 128.
+	 * 126 and 127 are how a child reports that exec failed when the
+	 * spawn could not tell us directly (a fork-based posix_spawn, as
+	 * under valgrind, or a wrapper script).  e2fsck itself never exits
+	 * with either: its codes are sums of the bits 1..32 and 128.
 	 */
-	if (code == FSCK_EXEC_FAILED)
+	if (code == FSCK_EXEC_FAILED || code == FSCK_EXEC_NOEXEC)
 		return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_EXEC,
 				  "cannot run %s: not found or not executable",
 				  prog);

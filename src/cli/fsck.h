@@ -20,7 +20,13 @@ enum {
 	FSCK_LIBRARY = 128,	/* shared library error */
 };
 
-/* Not e2fsck's: the exit status of a spawned child whose exec failed. */
+/*
+ * Not e2fsck's: the exit status of a spawned child whose exec failed, as
+ * shells and fork-based spawns give it: 126 found but not executable, 127
+ * not found.  e2fsck's own codes are sums of the bits above, and 64 is
+ * not one of them, so neither can come from e2fsck.
+ */
+#define FSCK_EXEC_NOEXEC 126
 #define FSCK_EXEC_FAILED 127
 
 /*

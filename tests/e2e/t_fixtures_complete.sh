@@ -2,7 +2,9 @@
 # images/ is complete and small: every fixture that images/mkimages.sh
 # makes is there as NAME.img.xz, has its digest in images/SHA256SUMS and
 # is checked by t_fixtures_good.sh or t_fixtures_unsafe.sh (the lists in
-# tests/fixtures.sh), and nothing else is there; images/ stays under 5 MB.
+# tests/fixtures.sh), and nothing else is there; images/README.md has a
+# row for each of them, for every images/verify/ image and every fuzz-*
+# regression image, and no other rows; images/ stays under 5 MB.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
@@ -29,6 +31,20 @@ done
 while read -r n; do
 	grep -q "^| \`$n\` " "$IMAGES/README.md" || fail "images/README.md has no row for $n"
 done <"$T/made"
+
+# ... and so is every image of images/verify/ and every fuzz-* regression
+# image; every row of the README names an image that is there
+(cd "$IMAGES" && ls verify/*.img.xz fuzz-*.img.xz) |
+	sed 's|^verify/||; s|\.img\.xz$||' | sort >"$T/others"
+[ -s "$T/others" ] || fail "no images/verify/ or fuzz-* images"
+while read -r n; do
+	grep -q "^| \`$n\` " "$IMAGES/README.md" || fail "images/README.md has no row for $n"
+done <"$T/others"
+# shellcheck disable=SC2016 # the backquotes are Markdown, not a command
+sed -n 's/^| `\([^`]*\)` .*/\1/p' "$IMAGES/README.md" | sort >"$T/rows"
+sort -u "$T/made" "$T/others" >"$T/all"
+comm -23 "$T/rows" "$T/all" >"$T/stale"
+[ ! -s "$T/stale" ] || { cat "$T/stale" >&2; fail "images/README.md has rows for images that are not there"; }
 
 # small: the committed files (not decompressed *.img left by hand)
 total=$( (cd "$IMAGES" && stat -c %s ./*.xz ./*.sh ./*.py ./*.md SHA256SUMS VERSIONS) |
