@@ -63,6 +63,22 @@ static int flush_extent(struct plan_walk *w, uint64_t start, uint64_t end)
 	return w->emit(w->priv, start_bytes, len_bytes);
 }
 
+errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
+			uint64_t last, uint64_t *run_start, uint64_t *run_end)
+{
+	errcode_t err = src->next_free(src->priv, from, last, run_start,
+				       run_end);
+
+	if (err)
+		return err;
+	if (*run_end <= from)
+		return EFAULT;	/* would not advance: a bug, never looped on */
+	/* A bigalloc run starts on a cluster edge, maybe before @from. */
+	if (*run_start < from)
+		*run_start = from;
+	return 0;
+}
+
 errcode_t plan_run(const struct plan_geometry *geo,
 		   const struct plan_range *range,
 		   const struct plan_source *src, plan_emit_fn emit,
@@ -80,17 +96,14 @@ errcode_t plan_run(const struct plan_geometry *geo,
 		return EINVAL;
 
 	for (from = blk.first; from < blk.end; from = run_end) {
-		err = src->next_free(src->priv, from, blk.end - 1,
-				     &run_start, &run_end);
+		err = plan_next_run(src, from, blk.end - 1, &run_start,
+				    &run_end);
 		if (err == ENOENT) {
 			err = 0;
 			break;
 		}
 		if (err)
 			break;
-		/* A bigalloc run starts on a cluster edge, maybe before @from. */
-		if (run_start < from)
-			run_start = from;
 		if (run_end > blk.end)
 			run_end = blk.end;
 		if (run_start >= run_end) {

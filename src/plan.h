@@ -39,6 +39,15 @@ struct plan_source {
 	void *priv;
 };
 
+/*
+ * The source's next free run at or after @from, clipped to start there:
+ * next_free() once, and EFAULT when the run does not
+ * end after @from (the walk would not advance: a damaged source).  The
+ * one place that says so, for every walk over a source.
+ */
+errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
+			uint64_t last, uint64_t *run_start, uint64_t *run_end);
+
 /* Called once per extent, in ascending order; non-zero stops the plan. */
 typedef int (*plan_emit_fn)(void *priv, uint64_t start_bytes,
 			    uint64_t len_bytes);

@@ -414,16 +414,12 @@ static errcode_t check_free_runs(struct e2trim *t, struct verify *v,
 	errcode_t err;
 
 	while (from < end) {
-		err = src->next_free(src->priv, from, end - 1, &start, &stop);
+		err = plan_next_run(src, from, end - 1, &start, &stop);
 		if (err == ENOENT)
 			break;
-		if (!err && stop <= from)
-			err = EXT2_ET_INVALID_ARGUMENT;	/* would not advance */
 		if (err)
 			return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err,
 					      NULL);
-		if (start < from)
-			start = from;
 		if (stop > end)
 			stop = end;
 		find_conflicts(v, start, stop);
