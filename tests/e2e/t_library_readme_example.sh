@@ -65,6 +65,52 @@ got=$(${E2TRIM_WRAP:-} "$T/trimmable" "$img" 2>"$T/err") || { cat "$T/err"; fail
 assert_eq "$got" "$want" "README's program vs e2trim -n -v"
 note "README's program: $got bytes, as e2trim -n -v says"
 
+# e2trim_plan() with a range: the extents e2trim -n --list gives
+cat >"$T/plan.c" <<'C'
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <e2trim.h>
+
+static int print(void *priv, uint64_t start, uint64_t len)
+{
+	(void)priv;
+	printf("%" PRIu64 " %" PRIu64 "\n", start, len);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct e2trim_options opts = { .dryrun = 1 };
+	struct e2trim_range r = { strtoull(argv[2], NULL, 0),
+				  strtoull(argv[3], NULL, 0),
+				  strtoull(argv[4], NULL, 0) };
+	struct e2trim *t;
+	errcode_t err;
+
+	(void)argc;
+	err = e2trim_new(&t);
+	if (!err)
+		err = e2trim_open(t, argv[1], &opts);
+	if (!err)
+		err = e2trim_set_range(t, &r);
+	if (!err)
+		err = e2trim_plan(t, print, NULL);
+	e2trim_free(t);
+	return e2trim_exit_code(err);
+}
+C
+# shellcheck disable=SC2086
+cc -std=gnu99 -Wall -Werror "${sanflags[@]}" "$T/plan.c" $flags -o "$T/plan" ||
+	fail "the plan program does not build"
+range=(1048576 33554432 65536)
+${E2TRIM_WRAP:-} "$T/plan" "$img" "${range[@]}" >"$T/plan.out" 2>"$T/err" || { cat "$T/err"; fail "e2trim_plan()"; }
+run_e2trim -n --list -o "${range[0]}" -l "${range[1]}" -m "${range[2]}" "$img"
+assert_rc 0 "e2trim -n --list -o -l -m"
+[ -s "$OUT" ] || fail "no extents in the range"
+cmp -s "$T/plan.out" "$OUT" || { diff "$T/plan.out" "$OUT" | head; fail "e2trim_plan() vs e2trim -n --list"; }
+note "e2trim_plan() over a range: the $(wc -l <"$OUT") extents of e2trim -n --list"
+
 # a refusal: same exit code, the message names the fix
 debugfs -w -R "ssv state 0" "$img" >/dev/null 2>&1 || fail "debugfs ssv"
 rc=0; ${E2TRIM_WRAP:-} "$T/trimmable" "$img" >/dev/null 2>"$T/err" || rc=$?
