@@ -176,10 +176,17 @@ errcode_t e2trim_check(struct e2trim *t);
 
 /*
  * The codes of the gates that --force let pass, in order: the @i-th, or
- * 0 after the last.  Each is worth a warning: blocks that hold data may
- * be discarded.
+ * 0 after the last; *@detail (if @detail) its particulars, or "".  Each
+ * is worth a warning: blocks that hold data may be discarded.
  */
-errcode_t e2trim_forced(const struct e2trim *t, unsigned int i);
+errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,
+			const char **detail);
+
+/*
+ * Warnings that stop nothing (say, a GPT read from its backup because
+ * the primary is damaged): the @i-th, or NULL after the last.
+ */
+const char *e2trim_warning(const struct e2trim *t, unsigned int i);
 
 /*
  * Check who owns every block the bitmap calls free; refuse

@@ -19,6 +19,7 @@
 
 #define MAX_LOOP_HOLDS 8
 #define MAX_FORCED 4
+#define MAX_WARNINGS 4
 #define DETAIL_LEN 640
 
 struct e2trim {
@@ -38,7 +39,10 @@ struct e2trim {
 	unsigned int checked : 1,	/* e2trim_check() passed */
 		     verified : 1;	/* e2trim_verify() passed */
 	errcode_t forced[MAX_FORCED];	/* gates --force let pass */
+	char forced_detail[MAX_FORCED][160];
 	unsigned int nforced;
+	char warnings[MAX_WARNINGS][256];	/* see e2trim_warning() */
+	unsigned int nwarnings;
 	const volatile sig_atomic_t *cancel;
 	struct e2trim_result res;
 	errcode_t cause;		/* the library's or errno underneath */
@@ -56,6 +60,16 @@ errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 /* The same, the particulars being what libext2fs or errno @cause says. */
 errcode_t lib_fail_cause(struct e2trim *t, errcode_t code,
 			    errcode_t cause, const char *context);
+
+/*
+ * A gate that --force let pass (@code), with its particulars; or a
+ * warning worth saying that stops nothing.  The caller words them (see
+ * e2trim_forced(), e2trim_warning()).
+ */
+void lib_forced(struct e2trim *t, errcode_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lib_warn(struct e2trim *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Is @code in errors.c's table?  (Every code of the .et must be.) */
 int errors_known(errcode_t code);

@@ -142,6 +142,50 @@ errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
 	return code;
 }
 
+void lib_forced(struct e2trim *t, errcode_t code, const char *fmt, ...)
+{
+	va_list ap;
+	char *buf;
+
+	if (t->nforced == MAX_FORCED)
+		return;
+	buf = t->forced_detail[t->nforced];
+	buf[0] = '\0';
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(t->forced_detail[0]), fmt, ap);
+		va_end(ap);
+	}
+	t->forced[t->nforced++] = code;
+}
+
+void lib_warn(struct e2trim *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->nwarnings == MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->warnings[t->nwarnings++], sizeof(t->warnings[0]), fmt,
+		  ap);
+	va_end(ap);
+}
+
+errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,
+			const char **detail)
+{
+	if (i >= t->nforced)
+		return 0;
+	if (detail)
+		*detail = t->forced_detail[i];
+	return t->forced[i];
+}
+
+const char *e2trim_warning(const struct e2trim *t, unsigned int i)
+{
+	return i < t->nwarnings ? t->warnings[i] : NULL;
+}
+
 const char *e2trim_detail(const struct e2trim *t)
 {
 	return t ? t->detail : "";

@@ -231,7 +231,8 @@ static errcode_t check_mmp_clean(struct e2trim *t)
 static errcode_t open_fs(struct e2trim *t)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
-	errcode_t err;
+	errcode_t err, forced[MAX_FORCED];
+	unsigned int i, nforced = 0;
 
 	err = ext2fs_open2(t->path, io_options(t), flags, 0, 0,
 			   unix_io_manager, &t->fs);
@@ -260,11 +261,12 @@ static errcode_t open_fs(struct e2trim *t)
 	 * The superblock's gates, once, before MMP writes anything: a
 	 * filesystem that is to be refused is never claimed.
 	 */
-	t->nforced = 0;
-	err = gates_check_super(t->fs->super, t->opt.force, t->forced,
-				MAX_FORCED, &t->nforced);
+	err = gates_check_super(t->fs->super, t->opt.force, forced,
+				MAX_FORCED, &nforced);
 	if (err)
 		return lib_fail(t, err, NULL);
+	for (i = 0; i < nforced; i++)
+		lib_forced(t, forced[i], NULL);
 	if (!ext2fs_has_feature_mmp(t->fs->super) || t->opt.dryrun)
 		return 0;
 	ext2fs_close_free(&t->fs);
@@ -460,11 +462,6 @@ errcode_t e2trim_check(struct e2trim *t)
 	if (!err)
 		t->checked = 1;
 	return err;
-}
-
-errcode_t e2trim_forced(const struct e2trim *t, unsigned int i)
-{
-	return i < t->nforced ? t->forced[i] : 0;
 }
 
 errcode_t e2trim_probe(struct e2trim *t, const char *path,

@@ -226,18 +226,32 @@ static void warn_forced(const struct e2trim_control *ctl,
 			const struct e2trim *t)
 {
 	char what[512], *fix;
+	const char *detail;
 	errcode_t code;
 	unsigned int i;
 
-	for (i = 0; (code = e2trim_forced(t, i)); i++) {
+	for (i = 0; (code = e2trim_forced(t, i, &detail)); i++) {
 		e2trim_message(NULL, code, what, sizeof(what));
 		fix = strstr(what, "; ");
 		if (fix)
 			*fix = '\0';
-		warnx_target(ctl->device, "WARNING: %s, trimming anyway because "
-			     "of --force.", what);
+		warnx_target(ctl->device, "WARNING: %s%s%s%s, trimming anyway "
+			     "because of --force.", what, *detail ? " (" : "",
+			     detail, *detail ? ")" : "");
 		warnx_target(ctl->device, "WARNING: blocks that hold data may "
 			     "be discarded.");
+	}
+}
+
+/* What the library found worth a warning, each said once. */
+static void warn_new(const struct e2trim_control *ctl, const struct e2trim *t,
+		     unsigned int *said)
+{
+	const char *w;
+
+	while ((w = e2trim_warning(t, *said))) {
+		warnx_target(ctl->device, "warning: %s", w);
+		(*said)++;
 	}
 }
 
@@ -299,11 +313,14 @@ static void report(const struct e2trim_control *ctl, const struct e2trim *t,
 
 static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t)
 {
+	unsigned int said = 0;
 	errcode_t err;
 
 	err = e2trim_open(t, ctl->device, &ctl->opts);
+	warn_new(ctl, t, &said);
 	if (!err)
 		err = e2trim_check(t);
+	warn_new(ctl, t, &said);
 	if (!err)
 		warn_forced(ctl, t);
 	if (!err)
