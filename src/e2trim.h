@@ -150,8 +150,12 @@ errcode_t e2trim_new(struct e2trim **out);
  * Open @path, a block device or image file, as @opts says (@opts may be
  * NULL: a real trim of the whole device).  Refuses a device that is
  * mounted or in use, and claims it (O_EXCL, loop devices over an image
- * included) until e2trim_free().  On a filesystem with multi-mount
- * protection a real trim takes MMP, as e2fsck does.  @path is copied.
+ * included) until e2trim_free().  The superblock's own gates run here,
+ * once (features, MMP, journal, orphans, clean state; with opts.force
+ * the state gates pass, see e2trim_forced()): on a filesystem with
+ * multi-mount protection a real trim then takes MMP, as e2fsck does, so
+ * that nothing is ever written to a filesystem that is refused.  @path
+ * is copied.
  */
 errcode_t e2trim_open(struct e2trim *t, const char *path,
 		      const struct e2trim_options *opts);
@@ -167,10 +171,9 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		       uint64_t *fs_offset_bytes);
 
 /*
- * The safety gates: features, journal, orphans, clean state, size,
- * every group descriptor and every block bitmap's checksum.  Each gate
- * runs once; with opts.force the state gates (13, 14, 15) pass, and
- * e2trim_forced() says which did.
+ * The rest of the safety gates: the device holds the whole filesystem,
+ * every group descriptor (checksum, layout) and every block bitmap's
+ * checksum is right.  Each gate runs once, whatever calls it.
  */
 errcode_t e2trim_check(struct e2trim *t);
 
