@@ -57,9 +57,14 @@ struct e2trim {
 errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The same, the particulars being what libext2fs or errno @cause says. */
-errcode_t lib_fail_cause(struct e2trim *t, errcode_t code,
-			    errcode_t cause, const char *context);
+/*
+ * The same, the particulars being what libext2fs or errno @cause says,
+ * after the printf-style context @fmt (NULL: none): "while reading
+ * directory blocks 10-12: Input/output error".
+ */
+errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * A gate that --force let pass (@code), with its particulars; or a

@@ -129,15 +129,20 @@ static const char *cause_text(errcode_t cause, char *buf, size_t len)
 }
 
 errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
-			 const char *context)
+			 const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], context[DETAIL_LEN / 2];
 	const char *text = cause_text(cause, msg, sizeof(msg));
+	va_list ap;
 
-	if (context)
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(context, sizeof(context), fmt, ap);
+		va_end(ap);
 		lib_fail(t, code, "%s: %s", context, text);
-	else
+	} else {
 		lib_fail(t, code, "%s", text);
+	}
 	t->cause = cause;
 	return code;
 }

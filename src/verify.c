@@ -322,11 +322,11 @@ static errcode_t cannot_follow(struct e2trim *t, const struct verify *v,
 {
 	char what[256], who[128];
 
-	if (read_error(err)) {
-		snprintf(what, sizeof(what), "inode %u", v->ino);
+	if (read_error(err) && v->ino)
 		return lib_fail_cause(t, E2TRIM_ERR_VERIFY_READ, err,
-				      v->ino ? what : NULL);
-	}
+				      "while reading inode %u", v->ino);
+	if (read_error(err))
+		return lib_fail_cause(t, E2TRIM_ERR_VERIFY_READ, err, NULL);
 	if (err == EXT2_ET_BAD_BLOCK_NUM) {
 		describe(v, &v->bad_owner, who, sizeof(who));
 		snprintf(what, sizeof(what),
