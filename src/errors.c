@@ -21,6 +21,11 @@
  * so they replace them and only the fix is added.
  */
 #define DETAIL_LEADS 1
+/*
+ * DETAIL_ALONE: the particulars are the whole message, fix included ("give
+ * the partition's own device, /dev/loop0p2, instead of --partition").
+ */
+#define DETAIL_ALONE 2
 
 static const struct code_exit {
 	errcode_t code;
@@ -224,6 +229,8 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 	fix = strstr(text, "; ");
 	if (!*detail)
 		snprintf(buf, len, "%s", text);
+	else if (ce && (ce->flags & DETAIL_ALONE))
+		snprintf(buf, len, "%s", detail);
 	else if (ce && (ce->flags & DETAIL_LEADS))
 		snprintf(buf, len, "%s%s", detail, fix ? fix : "");
 	else
