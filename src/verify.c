@@ -341,7 +341,9 @@ static int cannot_follow(const struct verify *v, errcode_t err)
 			 (unsigned long long)v->bad_blk, who);
 	} else if (v->ino) {
 		snprintf(what, sizeof(what), "inode %u%s: %s", v->ino,
-			 inode_role(v->fs->super, v->ino), error_message(err));
+			 inode_role(v->fs->super, v->ino),
+			 v->damage ? verify_damage_text(v->damage) :
+				     error_message(err));
 	} else if (v->scanned) {
 		snprintf(what, sizeof(what), "inode table after inode %u: %s",
 			 v->scanned, error_message(err));
