@@ -181,7 +181,7 @@ int journal_check(const char *device, ext2_filsys fs, int force)
 	struct ext2_super_block *sb = fs->super;
 	unsigned char jsb[JSB_SIZE];
 	const char *why = NULL;
-	char detail[256];
+	char detail[256], uuid[40];
 	errcode_t err;
 
 	if (!ext2fs_has_feature_journal(sb)) {
@@ -194,7 +194,13 @@ int journal_check(const char *device, ext2_filsys fs, int force)
 		return EXIT_OK;		/* the superblock gate has decided */
 	err = sb->s_journal_inum ? read_internal_jsb(fs, jsb) :
 				   read_external_jsb(fs, jsb);
-	if (err) {
+	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {
+		uuid_text(sb->s_journal_uuid, uuid, sizeof(uuid));
+		snprintf(detail, sizeof(detail), "external journal UUID=%s "
+			 "not found; attach it so its log can be checked",
+			 uuid);
+		why = detail;
+	} else if (err) {
 		snprintf(detail, sizeof(detail),
 			 "cannot read the journal superblock: %s",
 			 error_message(err));
