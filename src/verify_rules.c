@@ -222,12 +222,17 @@ static enum inode_damage flag_rule(struct verify *v, ext2_ino_t ino,
 	return looks_like_lost_dir(v, ino, inode) ? DMG_REALLY_DIR : DMG_NONE;
 }
 
-/* e2fsck keeps an inode that still has links, and asks to clear dtime. */
+/*
+ * e2fsck keeps an inode that still has links, and asks to clear dtime.
+ * While orphans are pending (only with --force: exit 15 otherwise) dtime
+ * links the orphan list, which e2fsck releases before pass 1.
+ */
 static enum inode_damage dtime_rule(const struct ext2_super_block *sb,
 				    ext2_ino_t ino,
 				    const struct ext2_inode *inode)
 {
-	if (!inode->i_links_count || !inode->i_dtime)
+	if (!inode->i_links_count || !inode->i_dtime || sb->s_last_orphan ||
+	    (sb->s_feature_ro_compat & EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT))
 		return DMG_NONE;
 	if (ino == EXT2_ROOT_INO)
 		return DMG_DTIME;
