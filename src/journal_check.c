@@ -192,6 +192,10 @@ int journal_check(const char *device, ext2_filsys fs, int force)
 	}
 	if (ext2fs_has_feature_journal_needs_recovery(sb))
 		return EXIT_OK;		/* the superblock gate has decided */
+	if (!sb->s_journal_inum && uuid_zero(sb->s_journal_uuid)) {
+		why = "has_journal is set but no journal is named";
+		goto out;
+	}
 	err = sb->s_journal_inum ? read_internal_jsb(fs, jsb) :
 				   read_external_jsb(fs, jsb);
 	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {

@@ -226,6 +226,28 @@ e2fsck -fn "$img" 2>&1 | grep -q "Journal superblock is corrupt" ||
 	fail "e2fsck takes the corrupt journal superblock"
 refused "$img" 14 "journal superblock checksum does not match"
 
+# The journal superblock recorded an error: e2fsck marks the filesystem.
+base "$img" -t ext4
+jb=$(q "$img" "bmap <8> 0")
+printf '\377\377\377\373' | dd of="$img" bs=1 seek=$((jb * 4096 + 32)) conv=notrunc status=none
+e2fsck -fn "$img" >/dev/null 2>&1 && fail "e2fsck takes the journal's error"
+run_e2trim -n "$img"
+assert_rc 13 "journal s_errno"
+assert_grep "the journal recorded error -5" "$ERR" "names the journal's error"
+note "exit 13: the journal recorded an error"
+
+# has_journal without a journal named; inode 8 left holding the old one
+base "$img" -t ext4
+printf 'ssv journal_inum 0\n' | dbg "$img"
+refused "$img" 14 "has_journal is set but no journal is named"
+printf 'feature -has_journal\n' | dbg "$img"
+refused "$img" 16 "inode 8: not the superblock's journal, yet it holds blocks"
+
+# Journal fields left behind without has_journal
+base "$img" -t ext4
+printf 'feature -has_journal\n' | dbg "$img"
+refused "$img" 14 "journal fields are set but has_journal is clear"
+
 # An external journal is read where libblkid finds it (loop device), and
 # refused when it cannot be found.
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
