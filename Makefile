@@ -49,9 +49,9 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
-LIB_SRCS := src/gates.c src/open.c src/partition.c src/fsck.c src/plan.c \
+LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c src/fsck.c src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
-	    src/size.c src/verify.c src/verify_inodes.c \
+	    src/size.c src/verify.c src/verify_inodes.c src/verify_rules.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/report.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)

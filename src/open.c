@@ -22,6 +22,7 @@
 #include <et/com_err.h>
 
 #include "gates.h"
+#include "journal_check.h"
 #include "open.h"
 #include "partition.h"
 
@@ -436,6 +437,8 @@ int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 					ctl->force);
 	if (ret == EXIT_OK)
 		ret = check_size(ctl->device, tfs);
+	if (ret == EXIT_OK)
+		ret = journal_check(ctl->device, tfs->fs, ctl->force);
 	if (ret == EXIT_OK)
 		ret = check_descriptors(ctl->device, tfs->fs);
 	if (ret == EXIT_OK)
