@@ -67,6 +67,14 @@ static int find_partition_dev(dev_t dev, unsigned int partno, char *out,
 	return found;
 }
 
+static int loop_partscan(dev_t dev)
+{
+	char val[16];
+
+	return sysfs_line(dev, "loop/partscan", val, sizeof(val)) == 0 &&
+	       val[0] == '1';
+}
+
 int partition_on_blkdev(const char *name, int fd, unsigned int partno)
 {
 	char part[NAME_MAX + 1], backing[PATH_MAX];
@@ -86,11 +94,13 @@ int partition_on_blkdev(const char *name, int fd, unsigned int partno)
 	else if (major(dev) == LOOP_MAJOR &&
 		 sysfs_line(dev, "loop/backing_file", backing,
 			    sizeof(backing)) == 0)
-		fprintf(stderr, "%s: %s: a loop device without partition %u "
-			"(not attached with partition scanning): give the "
-			"image itself (e2trim -p %u %s), or attach it with "
-			"losetup -P and give its partition device\n",
-			program_name, name, partno, partno, backing);
+		fprintf(stderr, "%s: %s: a loop device without a partition "
+			"%u device (%s): give the image itself (e2trim -p %u "
+			"%s)%s\n", program_name, name, partno,
+			loop_partscan(dev) ? "the kernel made none" :
+			"attached without partition scanning", partno, backing,
+			loop_partscan(dev) ? "" : ", or attach it with "
+			"losetup -P and give its partition device");
 	else
 		fprintf(stderr, "%s: %s: has no partition %u; --partition is "
 			"for image files; give the partition's own device "
