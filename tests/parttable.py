@@ -8,6 +8,10 @@
   parttable.py gpt-break-primary IMG        spoil the primary GPT header's
                                             CRC (the backup stays intact)
   parttable.py gpt-break-both IMG           spoil both headers' CRCs
+  parttable.py gpt-break-primary-entries IMG
+                                            change a byte of the primary's
+                                            entry array (the last, unused
+                                            entry), not its header
 
 sfdisk refuses overlapping entries; a lying table is exactly what the
 tests need.  512-byte sectors, as sfdisk makes on an image file.
@@ -83,6 +87,14 @@ def main(argv):
         gpt_break(img, 1)
     elif cmd == "gpt-break-both":
         gpt_break(img, 2)
+    elif cmd == "gpt-break-primary-entries":
+        with open(img, "r+b") as f:
+            f.seek(SS)
+            elba, nent, esz = struct.unpack_from("<QII", f.read(92), 72)
+            f.seek(elba * SS + nent * esz - 1)
+            b = f.read(1)[0]
+            f.seek(elba * SS + nent * esz - 1)
+            f.write(bytes([b ^ 0xFF]))
     else:
         sys.exit(__doc__)
 
