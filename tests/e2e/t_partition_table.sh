@@ -106,7 +106,7 @@ refused "GPT, entry 2 over the table" 1 "partition 2 (bytes 10240-1048575) overl
 ext='label: dos\nstart=63, size=20000, type=83\nstart=20480, size=90000, type=5\nstart=22528, size=30000, type=83\nstart=55296, size=30000, type=83\n'
 disk extended "$ext"
 ext4_at 20480 90000
-printf '%b' "$ext" | sfdisk -q --wipe never "$img" >/dev/null || fail "sfdisk extended again"
+printf '%b' "$ext" | sfdisk -q --wipe never "$img" >/dev/null 2>&1 || fail "sfdisk extended again"
 frees_over 20480 55296 30000
 ext4_at 55296 30000
 refused "ext4 on an extended container" 2 "partition 2 is an MBR extended container, not a filesystem; its logical partitions: 5, 6"
