@@ -49,7 +49,9 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
-LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c src/fsck.c src/plan.c \
+LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c \
+	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
+	    src/fsck.c src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
 	    src/size.c src/verify.c src/verify_inodes.c src/verify_rules.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
@@ -58,7 +60,7 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
 BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
-	      test_free_runs test_bitmap_stream
+	      test_free_runs test_bitmap_stream test_partition
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \

@@ -46,7 +46,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
 	       " -z, --zeroout        write zeroes instead of discarding\n"
-	       "     --list           print each extent: start and length in bytes\n"
+	       "     --list           print each range discarded: start and length in\n"
+	       "                      bytes of the file or device named, after alignment\n"
 	       "     --no-verify      trust the bitmap, skip checking who uses each block;\n"
 	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
@@ -70,7 +71,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 19  bitmap marks in-use blocks free\n"
 	       " 20  e2fsck (--fsck) wants a reboot first\n"
 	       " 21  e2fsck left errors, failed, or could not run\n"
-	       " A refusal (10-21) discards nothing.\n\n"
+	       " 24  partition table overlaps, or -p names a container\n"
+	       " A refusal (10-24) discards nothing.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
 	exit(EXIT_OK);
 }
@@ -226,11 +228,19 @@ struct trim_run {
 	struct target target;
 };
 
+/*
+ * --list shows what the target is given to discard: the extent trimmed
+ * inward to the granularity, in bytes of the file or device named (with
+ * --partition, shifted by the partition's start), so that the numbers
+ * can be fed to fallocate --punch-hole or blkdiscard as they are.
+ */
 static int emit_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
 	struct trim_run *run = priv;
+	uint64_t s = start_bytes, e = start_bytes + len_bytes;
 
-	report_extent(run->ctl, start_bytes, len_bytes);
+	if (target_align(&run->target, &s, &e))
+		report_extent(run->ctl, run->target.base_bytes + s, e - s);
 	return target_trim(&run->target, start_bytes, len_bytes);
 }
 
@@ -308,8 +318,8 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	/*
 	 * Nothing shorter than the granularity can be freed: in effect the
 	 * minimum is raised to it.  The target's inward alignment drops such
-	 * extents (and counts them); --list still shows every free extent.
-	 * Say so when that leaves out whole filesystem blocks.
+	 * extents (and counts them), and --list leaves them out.  Say so when
+	 * that leaves out whole filesystem blocks.
 	 */
 	if (range.minlen_bytes < run.target.lim.granularity &&
 	    run.target.lim.granularity > geo.block_size)

@@ -33,6 +33,8 @@ static const struct refusal refusals[] = {
 	  "wait until it is released; if nobody uses it, run e2fsck -f" },
 	{ EXIT_UNVERIFIED, "has a block bitmap that marks in-use blocks free",
 	  "run e2fsck -f first" },
+	{ EXIT_PARTITION, "has a partition table e2trim cannot trust",
+	  "check it with sfdisk --verify and fdisk -l, and fix the table" },
 };
 
 const struct refusal *refusal_for(enum e2trim_exit code)

@@ -159,16 +159,14 @@ static int locate_partition(const struct e2trim_control *ctl,
 			    struct e2trim_fs *tfs)
 {
 	uint64_t start, size;
+	int ret;
 
-	if (tfs->is_blkdev) {
-		fprintf(stderr, "%s: %s: --partition is for image files; give "
-			"the partition's own device (such as /dev/sdb1)\n",
-			program_name, ctl->device);
-		return EXIT_USAGE;
-	}
-	if (partition_locate(ctl->device, tfs->fd, ctl->partition, &start,
-			     &size))
-		return EXIT_NOT_EXT;
+	if (tfs->is_blkdev)
+		return partition_on_blkdev(ctl->device, tfs->fd, ctl->partition);
+	ret = partition_locate(ctl->device, tfs->fd, ctl->partition, &start,
+			       &size);
+	if (ret)
+		return ret;
 	if (start >= tfs->size_bytes)
 		return refuse(ctl->device, EXIT_TRUNCATED,
 			      "the partition starts past the end of the image");
