@@ -62,9 +62,11 @@ DEPFLAGS = -MMD -MP
 
 # The library: every stage of the engine.  src/cli/ is the command, its
 # first client, which sees it through src/e2trim.h only.
-LIB_SRCS := src/gates.c src/open.c src/partition.c src/plan.c \
+LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c \
+	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
+	    src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
-	    src/verify.c src/verify_inodes.c \
+	    src/verify.c src/verify_inodes.c src/verify_rules.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/apply.c src/errors.c
 ERR_C := $(B)/e2trim_err.c
@@ -78,7 +80,8 @@ LIB_SO := $(B)/libe2trim.so.$(SO_VERSION)
 BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
-	      test_free_runs test_bitmap_stream test_errors test_uring
+	      test_free_runs test_bitmap_stream test_errors test_uring \
+	      test_partition
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \

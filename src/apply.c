@@ -100,6 +100,22 @@ struct walk {
 	void *priv;
 };
 
+/*
+ * What the target is given to discard: the extent trimmed inward to the
+ * granularity, in bytes of the file or device named (with a partition,
+ * shifted by its start), so that the numbers can be fed to fallocate
+ * --punch-hole or blkdiscard as they are.  Nothing when nothing is left.
+ */
+static int list_aligned(struct walk *w, uint64_t start_bytes,
+			uint64_t len_bytes)
+{
+	uint64_t s = start_bytes, e = start_bytes + len_bytes;
+
+	if (!target_align(w->target, &s, &e))
+		return 0;
+	return w->fn(w->priv, w->target->base_bytes + s, e - s);
+}
+
 static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
 	struct walk *w = priv;
@@ -108,7 +124,9 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 
 	r->extents++;
 	r->extent_bytes += len_bytes;
-	if (w->fn && w->fn(w->priv, start_bytes, len_bytes))
+	if (w->fn && !w->target && w->fn(w->priv, start_bytes, len_bytes))
+		return 1;
+	if (w->fn && w->target && list_aligned(w, start_bytes, len_bytes))
 		return 1;
 	if (w->target) {
 		rc = target_trim(w->target, start_bytes, len_bytes);

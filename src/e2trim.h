@@ -66,6 +66,8 @@ enum e2trim_exit {
 	E2TRIM_EXIT_UNVERIFIED = 19,	/* bitmap marks blocks free that are in use */
 	E2TRIM_EXIT_FSCK_REBOOT = 20,	/* e2fsck exited 2 or 3: reboot first */
 	E2TRIM_EXIT_FSCK_FAILED = 21,	/* e2fsck exited 4 or more, or could not run */
+	E2TRIM_EXIT_PARTITION = 24,	/* partition table: overlapping entries, an
+					   extended container, a stray table */
 	E2TRIM_EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
 };
 
@@ -220,9 +222,11 @@ typedef int (*e2trim_extent_fn)(void *priv, uint64_t start_bytes,
 errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 
 /*
- * Trim the range: every extent goes to @fn (may be NULL) just before
- * it is trimmed, inward to the device's discard granularity and split
- * at its largest request.  A dry run counts exactly what would be
+ * Trim the range: every extent is trimmed inward to the device's discard
+ * granularity and split at its largest request; just before, @fn (may be
+ * NULL) is given what is left of it, in bytes of the file or device
+ * opened (with a partition or offset, from the image's start; nothing
+ * when nothing is left).  A dry run counts exactly what would be
  * trimmed.  Runs the gates and verification first if they have not run.
  * On E2TRIM_ERR_DISCARD, E2TRIM_ERR_INTERRUPTED and the like the result
  * says exactly what was trimmed before the stop; the rest is untouched.

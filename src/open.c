@@ -22,6 +22,7 @@
 
 #include "e2trim_int.h"
 #include "gates.h"
+#include "journal_check.h"
 #include "open.h"
 #include "partition.h"
 
@@ -138,7 +139,7 @@ static errcode_t locate_partition(struct e2trim *t)
 
 	if (t->opt.partition) {
 		if (t->is_blkdev)
-			return lib_fail(t, E2TRIM_ERR_PARTITION_ON_BLKDEV, NULL);
+			return partition_on_blkdev(t, t->fd, t->opt.partition);
 		err = partition_locate(t, t->fd, t->opt.partition, &start,
 				       &size);
 		if (err)
@@ -455,6 +456,8 @@ errcode_t e2trim_check(struct e2trim *t)
 		return 0;
 	/* the superblock's own gates ran in open_fs(), before MMP */
 	err = check_size(t);
+	if (!err)
+		err = journal_check(t);
 	if (!err)
 		err = check_descriptors(t);
 	if (!err)

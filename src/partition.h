@@ -1,21 +1,79 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * partition.h - find a partition inside a whole-disk image
+ * partition.h - find a partition inside a whole-disk image, and refuse a
+ *               table whose entries cannot be trusted
  */
 #ifndef E2TRIM_PARTITION_H
 #define E2TRIM_PARTITION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "e2trim_int.h"
 
+/* One entry of a partition table, in bytes of the disk or image. */
+struct part_entry {
+	unsigned int partno;		/* as in /dev/sda<partno>; 0: the table */
+	uint64_t start_bytes;
+	uint64_t size_bytes;
+	unsigned int extended : 1,	/* an MBR extended container */
+		     logical : 1,	/* a partition inside one */
+		     table_area : 1;	/* the table's own sectors */
+};
+
+/* A whole table: what libblkid read, plus the sectors the table uses. */
+struct part_table {
+	const char *type;		/* libblkid's name: "dos", "gpt" ... */
+	unsigned int n;
+	struct part_entry *entries;	/* in table order */
+};
+
+enum part_problem_kind {
+	PART_FINE = 0,
+	PART_OVERLAP,		/* a and b claim the same bytes */
+	PART_OUTSIDE,		/* logical a is not inside container b (or any) */
+};
+
+struct part_problem {
+	enum part_problem_kind kind;
+	const struct part_entry *a, *b;	/* b may be NULL for PART_OUTSIDE */
+};
+
+/*
+ * The first problem of the whole table, in table order: two entries that
+ * overlap (either way round; an entry over the table's own sectors too),
+ * or a logical partition outside its extended container.  A logical
+ * partition inside its container is not an overlap.  Pure, so that a
+ * future "-p all" and the unit tests can use it.  Returns the kind found,
+ * PART_FINE (0) when there is none.
+ */
+enum part_problem_kind part_table_check(const struct part_table *t,
+					struct part_problem *p);
+
+/* @p in words ("partition 1 (bytes A-B) overlaps partition 2 (...)"). */
+void part_problem_describe(const struct part_problem *p, char *buf,
+			   size_t len);
+
 /*
  * Where partition @partno (1-based, as in /dev/sda1) of the MBR or GPT
- * table in @fd starts and how long it is, in bytes.  Returns 0, or the
- * refusal (E2TRIM_ERR_PARTITION_TABLE, _NO_PARTITION_TABLE,
- * _NO_PARTITION) with its particulars in @t.
+ * table in @fd starts and how long it is, in bytes, once the whole table
+ * has been checked.  Returns 0, or the code with its particulars in @et:
+ * E2TRIM_ERR_NO_PARTITION_TABLE, E2TRIM_ERR_NO_PARTITION,
+ * E2TRIM_ERR_PARTITION (entries that overlap, an extended container, a
+ * damaged GPT without an intact backup, a filesystem at offset 0 under a
+ * stray table), E2TRIM_ERR_PARTITION_TABLE, E2TRIM_ERR_NO_MEMORY.  A GPT
+ * read from its backup is a warning (e2trim_warning()).
  */
-errcode_t partition_locate(struct e2trim *t, int fd, unsigned int partno,
+errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
 			   uint64_t *start_bytes, uint64_t *size_bytes);
+
+/*
+ * --partition with a block device @fd: E2TRIM_ERR_PARTITION_ON_BLKDEV,
+ * the particulars saying which device to give instead (its partition
+ * device, or for a loop device without partition scanning, losetup -P or
+ * the image file).
+ */
+errcode_t partition_on_blkdev(struct e2trim *et, int fd,
+			       unsigned int partno);
 
 #endif /* E2TRIM_PARTITION_H */

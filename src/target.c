@@ -18,6 +18,15 @@
  * Returns 0 when nothing whole is left.
  */
 static int align_inward(const struct target_limits *lim, uint64_t *start,
+			uint64_t *end);
+
+int target_align(const struct target *t, uint64_t *start_bytes,
+		 uint64_t *end_bytes)
+{
+	return align_inward(&t->lim, start_bytes, end_bytes);
+}
+
+static int align_inward(const struct target_limits *lim, uint64_t *start,
 			uint64_t *end)
 {
 	uint64_t g = lim->granularity, off = lim->align_offset % g;

@@ -103,6 +103,13 @@ int target_uring_init(struct target *t, const struct target_ops *sync_ops);
  */
 int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes);
 
+/*
+ * What target_trim() makes of an extent: [*start_bytes, *end_bytes)
+ * trimmed inward to the granularity.  Returns 0 when nothing is left.
+ */
+int target_align(const struct target *t, uint64_t *start_bytes,
+		 uint64_t *end_bytes);
+
 /* Wait for every request in flight; returns t->error (0 if none failed). */
 int target_finish(struct target *t);
 

@@ -13,12 +13,15 @@
  *    backups and reserved GDT blocks, bitmaps, inode tables, MMP block;
  *  - every in-use inode's data, block map (extent tree or indirect
  *    blocks) and extended attribute block.  The journal, resize inode,
- *    quota and orphan files are inodes like any other here.
+ *    quota and orphan files are walked like any other inode; which
+ *    inodes are in use and what they own follows e2fsck's pass 1 rules
+ *    (verify_rules.c, listed in verify_rules.md).
  * Everything is read through libext2fs's own iterators, except the few
  * extents kept in the inode itself (see verify_inodes.c).
  *
- * An inode is in use when e2fsck would keep it (a reserved inode, or
- * i_links_count != 0) or when the inode bitmap says so.  Naming more
+ * An inode is in use when e2fsck would keep it (special by its number,
+ * such as a reserved or quota inode, or i_links_count != 0) or when the
+ * inode bitmap says so.  Naming more
  * blocks than needed can only make e2trim refuse, never lose data; on a
  * filesystem that e2fsck -f finds clean all three agree.
  *
@@ -334,7 +337,9 @@ static errcode_t cannot_follow(struct e2trim *t, const struct verify *v,
 			 (unsigned long long)v->bad_blk, who);
 	} else if (v->ino) {
 		snprintf(what, sizeof(what), "inode %u%s: %s", v->ino,
-			 inode_role(v->fs->super, v->ino), error_message(err));
+			 inode_role(v->fs->super, v->ino),
+			 v->damage ? verify_damage_text(v->damage) :
+				     error_message(err));
 	} else if (v->scanned) {
 		snprintf(what, sizeof(what), "inode table after inode %u: %s",
 			 v->scanned, error_message(err));

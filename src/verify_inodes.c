@@ -108,10 +108,14 @@ static errcode_t ref_extents(struct verify *v)
 	return err == EXT2_ET_EXTENT_NO_NEXT ? 0 : err;
 }
 
+/*
+ * e2fsck keeps the inodes special by number (the quota inodes the
+ * superblock names too) whatever their links and bitmap bit say.
+ */
 static int inode_in_use(const struct verify *v, ext2_ino_t ino)
 {
-	return ino < EXT2_FIRST_INODE(v->fs->super) ||
-	       v->inode->i_links_count ||
+	return v->inode->i_links_count ||
+	       verify_special_inode(v->fs->super, ino) ||
 	       ext2fs_test_inode_bitmap2(v->fs->inode_map, ino);
 }
 
@@ -136,6 +140,9 @@ static errcode_t ref_inode(struct verify *v, ext2_ino_t ino,
 	if (check_csum && !ext2fs_inode_csum_verify(v->fs, ino,
 			(struct ext2_inode_large *)v->inode))
 		return EXT2_ET_INODE_CSUM_INVALID;
+	err = verify_inode_rules(v, ino);
+	if (err)
+		return err;
 	blk = ext2fs_file_acl_block(v->fs, v->inode);
 	if (blk) {
 		err = verify_ref(v, blk, 1, who);

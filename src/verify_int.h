@@ -34,6 +34,28 @@ struct conflict {
 	struct owner owner;
 };
 
+/* How an inode's fields disagree, where e2fsck would ask (verify_rules.c) */
+enum inode_damage {
+	DMG_NONE = 0,
+	DMG_INLINE_AND_EXTENTS,
+	DMG_EXTENTS_NO_FEATURE,
+	DMG_INLINE_NO_FEATURE,
+	DMG_EXTENT_TREE_NO_FLAG,
+	DMG_FAST_SYMLINK_EXTENTS,
+	DMG_SPECIAL_FLAGS,
+	DMG_REALLY_DIR,
+	DMG_BAD_INODE_FIELDS,
+	DMG_JOURNAL_MODE,
+	DMG_JOURNAL_UNUSED,
+	DMG_QUOTA_MODE,
+	DMG_QUOTA_UNUSED,
+	DMG_ORPHAN_FILE_MODE,
+	DMG_ORPHAN_FILE_UNUSED,
+	DMG_RESERVED_MODE,
+	DMG_DTIME,
+	DMG_COUNT
+};
+
 struct verify {
 	ext2_filsys fs;
 	const char *device;
@@ -48,6 +70,7 @@ struct verify {
 	dgrp_t ra_next;			/* first group not read ahead yet */
 	blk64_t ra_blocks;		/* inode table blocks read ahead */
 	errcode_t cb_err;		/* from the block iterator's callback */
+	enum inode_damage damage;	/* why verify_inode_rules() refused */
 	blk64_t bad_blk;		/* a reference outside the filesystem */
 	struct owner bad_owner;		/* ... and who made it */
 	int naming;			/* second walk: name, do not mark */
@@ -66,5 +89,21 @@ errcode_t verify_ref(struct verify *v, blk64_t blk, blk64_t len,
 
 /* Every in-use inode's blocks, by one inode scan (verify_inodes.c). */
 errcode_t verify_ref_inodes(struct verify *v);
+
+/*
+ * Is @ino an inode e2fsck treats as in use by its number alone: reserved
+ * (below s_first_ino), the quota inodes (3, 4 and s_prj_quota_inum, and any
+ * the superblock names), the journal, the orphan file?
+ */
+int verify_special_inode(const struct ext2_super_block *sb, ext2_ino_t ino);
+
+/*
+ * The in-use inode @ino (in v->inode) against e2fsck's pass 1 rules:
+ * 0, or EXT2_ET_INODE_CORRUPTED with v->damage saying which rule.
+ */
+errcode_t verify_inode_rules(struct verify *v, ext2_ino_t ino);
+
+/* The message for @d, or NULL for DMG_NONE. */
+const char *verify_damage_text(enum inode_damage d);
 
 #endif /* E2TRIM_VERIFY_INT_H */

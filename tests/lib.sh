@@ -150,6 +150,46 @@ oracle_extents() {
 	END { flush() }'
 }
 
+# aligned_extents GRAN [BASE [OFF]]: "start length" lines on stdin (bytes
+# of the filesystem, as oracle_extents prints them) as e2trim --list
+# prints them: shifted by BASE (where the filesystem starts in the file
+# named: a partition's start), then trimmed inward to boundaries at
+# OFF + k * GRAN of that file or device; those that leave nothing dropped.
+aligned_extents() {
+	awk -v g="$1" -v base="${2:-0}" -v off="${3:-0}" '{
+		s = $1 + base - off; e = s + $2
+		a = s - s % g; if (a < s) a += g
+		b = e - e % g
+		if (b > a) printf "%.0f %.0f\n", a + off, b - a
+	}'
+}
+
+# granularity TARGET: what e2trim trims extents inward to: the host
+# filesystem's block for an image file; for a block device its queue's
+# discard granularity (a partition's is its disk's), at least a sector.
+granularity() {
+	local q g lbs
+	if [ -b "$1" ]; then
+		q=/sys/class/block/$(basename "$(readlink -f "$1")")
+		[ ! -e "$q/partition" ] || q=$q/..
+		g=$(cat "$q/queue/discard_granularity")
+		lbs=$(cat "$q/queue/logical_block_size")
+		[ "$g" -ge "$lbs" ] || g=$lbs
+		echo "$g"
+	else
+		stat -f -c %S "$1"
+	fi
+}
+
+# list_oracle TARGET IMG [MINLEN [START [LEN]]]: what e2trim -n --list
+# TARGET prints when TARGET (IMG itself, or a loop device over it) holds
+# the filesystem of IMG: dumpe2fs's free extents, trimmed inward to
+# TARGET's granularity.
+list_oracle() {
+	local target=$1; shift
+	oracle_extents "$@" | aligned_extents "$(granularity "$target")"
+}
+
 # used_blocks_digest IMG: md5 of every block the bitmap marks in use.
 used_blocks_digest() {
 	local img=$1 bs count

@@ -63,7 +63,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
 	       " -z, --zeroout        write zeroes instead of discarding\n"
-	       "     --list           print each extent: start and length in bytes\n"
+	       "     --list           print each range discarded: start and length in\n"
+	       "                      bytes of the file or device named, after alignment\n"
 	       "     --no-verify      trust the bitmap, skip checking who uses each block;\n"
 	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
@@ -87,7 +88,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 19  bitmap marks in-use blocks free\n"
 	       " 20  e2fsck (--fsck) wants a reboot first\n"
 	       " 21  e2fsck left errors, failed, or could not run\n"
-	       " A refusal (10-21) discards nothing.\n\n"
+	       " 24  partition table overlaps, or -p names a container\n"
+	       " A refusal (10-24) discards nothing.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
 	exit(E2TRIM_EXIT_OK);
 }

@@ -7,7 +7,10 @@
 
 #include "cli.h"
 
-/* --list: "<start> <length>" in bytes, one extent per line. */
+/*
+ * --list: "<start> <length>" in bytes of the file or device named, one
+ * aligned extent per line.
+ */
 void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
 		   uint64_t len_bytes);
 

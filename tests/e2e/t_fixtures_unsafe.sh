@@ -40,7 +40,7 @@ check_unsafe() {	# name code forcible fix...
 	if [ "$forcible" = 1 ]; then
 		assert_rc 0 "$name: dry run with --force"
 		assert_grep "WARNING: .*trimming anyway because of --force" "$ERR" "$name: --force warning"
-		oracle_extents "$img" >"$T/want"
+		list_oracle "$img" "$img" >"$T/want"
 		[ -s "$T/want" ] || fail "$name: dumpe2fs lists no free space"
 		cmp -s "$OUT" "$T/want" || { diff "$OUT" "$T/want" | head >&2; fail "$name: forced plan differs from dumpe2fs"; }
 		note "$name: exit $code; --force: WARNING and $(wc -l <"$T/want") extents"

@@ -1,7 +1,9 @@
 #!/bin/bash
-# The dry-run plan of every common layout equals the free extents that
-# dumpe2fs lists, merged across block groups (and widened to whole clusters
-# on bigalloc), with and without a range and a minimum length.
+# The dry-run plan of every common layout (--list) equals the free extents
+# that dumpe2fs lists, merged across block groups (and widened to whole
+# clusters on bigalloc), then trimmed inward to the discard granularity
+# (an image file's host block, a loop device's queue), with and without a
+# range and a minimum length.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -17,18 +19,19 @@ check_layout() {	# name size mke2fs-options...
 
 	run_e2trim -n --list "$img"
 	assert_rc 0 "$name: dry run"
-	oracle_extents "$img" >"$T/want"
+	oracle_extents "$img" >"$T/free"
+	list_oracle "$img" "$img" >"$T/want"
 	[ -s "$T/want" ] || fail "$name: oracle found no free space"
 	cmp -s "$OUT" "$T/want" || { diff "$OUT" "$T/want" | head; fail "$name: plan differs from dumpe2fs"; }
 	note "$name: $(wc -l <"$T/want") extents match dumpe2fs"
 
 	# a minimum length: extents of exactly minlen stay, one byte more drops them
 	local m
-	m=$(awk 'NR == 2 {print $2}' "$T/want")
+	m=$(awk 'NR == 2 {print $2}' "$T/free")
 	for mm in "$m" $((m + 1)); do
 		run_e2trim -n --list -m "$mm" "$img"
 		assert_rc 0 "$name: -m $mm"
-		oracle_extents "$img" "$mm" >"$T/want.m"
+		list_oracle "$img" "$img" "$mm" >"$T/want.m"
 		cmp -s "$OUT" "$T/want.m" || fail "$name: -m $mm differs from dumpe2fs"
 	done
 
@@ -40,7 +43,7 @@ check_layout() {	# name size mke2fs-options...
 		set -- "$o1" "$l1"
 		run_e2trim -n --list -o "$1" -l "$2" "$img"
 		assert_rc 0 "$name: -o $1 -l $2"
-		oracle_extents "$img" 0 "$1" "$2" >"$T/want.r"
+		list_oracle "$img" "$img" 0 "$1" "$2" >"$T/want.r"
 		cmp -s "$OUT" "$T/want.r" || { diff "$OUT" "$T/want.r" | head; fail "$name: -o $1 -l $2 differs from dumpe2fs"; }
 	done
 
@@ -50,8 +53,9 @@ check_layout() {	# name size mke2fs-options...
 	local sum hbs
 	hbs=$(stat -f -c %S "$img")
 	sum=$(awk -v g="$hbs" '{ a = int(($1 + g - 1) / g) * g; b = int(($1 + $2) / g) * g;
-		if (b > a) s += b - a } END {print s + 0}' "$T/want")
+		if (b > a) s += b - a } END {print s + 0}' "$T/free")
 	assert_grep "($sum bytes) trimmed (dry run)" "$OUT" "$name: -v total"
+	assert_eq "$(awk '{s += $2} END {print s + 0}' "$T/want")" "$sum" "$name: --list adds up to the -v total"
 }
 
 check_layout ext2-1k 64M -t ext2 -b 1024
@@ -71,7 +75,7 @@ for ss in 512 4096; do
 		dev=$(loop_attach "$T/$name.img" --sector-size "$ss")
 		run_e2trim -n --list "$dev"
 		assert_rc 0 "$name on a loop device with $ss-byte sectors"
-		oracle_extents "$T/$name.img" >"$T/want"
+		list_oracle "$dev" "$T/$name.img" >"$T/want"
 		cmp -s "$OUT" "$T/want" || { diff "$OUT" "$T/want" | head;
 			fail "$name, $ss-byte sectors: plan differs from dumpe2fs"; }
 		losetup -d "$dev"

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * journal_check.c - a journal that holds transactions is not clean
+ *
+ * needs_recovery is a superblock flag; the journal's own superblock says
+ * where its log starts (s_start, 0 = empty).  When the flag is clear but
+ * s_start is not, e2fsck asks "Run journal anyway?" and, answered yes,
+ * replays committed transactions over blocks the block bitmap may still
+ * mark free.  The kernel would instead wipe such a journal on mount.
+ * Which of the two is right is not e2trim's call: it refuses with the
+ * journal-recovery code and names e2fsck.  A journal superblock e2fsck
+ * would not accept (bad magic, unknown version or features, checksum) is
+ * refused too: e2fsck would ask to clear the journal, and what is in it
+ * is then unknown.  One block is read: the journal's superblock.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <blkid.h>
+#include <ext2fs/ext2fs.h>
+
+#include "e2trim_int.h"
+#include "journal_check.h"
+
+/*
+ * The journal superblock (jbd2's journal_superblock_t), big-endian: only
+ * the fields e2fsck checks before it decides to replay.  No installed
+ * header defines it.
+ */
+#define JSB_SIZE		1024
+#define JSB_MAGIC		0		/* h_magic */
+#define JSB_BLOCKTYPE		4		/* h_blocktype */
+#define JSB_SEQUENCE		24		/* s_sequence: first in log */
+#define JSB_START		28		/* s_start: 0 = empty */
+#define JSB_ERRNO		32		/* s_errno */
+#define JSB_COMPAT		36
+#define JSB_INCOMPAT		40
+#define JSB_RO_COMPAT		44
+#define JSB_NR_USERS		64
+#define JSB_CSUM_TYPE		80		/* __u8 */
+#define JSB_CHECKSUM		252		/* s_checksum */
+
+#define JBD2_MAGIC		0xc03b3998U
+#define JBD2_SUPERBLOCK_V1	3
+#define JBD2_SUPERBLOCK_V2	4
+#define JBD2_COMPAT_CHECKSUM	0x1
+#define JBD2_INCOMPAT_CSUM_V2	0x8
+#define JBD2_INCOMPAT_CSUM_V3	0x10
+#define JBD2_INCOMPAT_KNOWN	0x3f	/* revoke .. fast_commit, as 1.47 */
+#define JBD2_CRC32C_CHKSUM	4
+
+static __u32 jsb32(const unsigned char *jsb, int off)
+{
+	__u32 be;
+
+	memcpy(&be, jsb + off, sizeof(be));
+	return ntohl(be);
+}
+
+/* jbd2's superblock checksum: crc32c over it with s_checksum zeroed. */
+static int jsb_csum_ok(const unsigned char *jsb)
+{
+	unsigned char copy[JSB_SIZE];
+
+	memcpy(copy, jsb, JSB_SIZE);
+	memset(copy + JSB_CHECKSUM, 0, 4);
+	return jsb[JSB_CSUM_TYPE] == JBD2_CRC32C_CHKSUM &&
+	       ext2fs_crc32c_le(~0U, copy, JSB_SIZE) ==
+	       jsb32(jsb, JSB_CHECKSUM);
+}
+
+/* e2fsck's e2fsck_journal_load() checks: NULL, or why it would not load. */
+static const char *jsb_unusable(const unsigned char *jsb)
+{
+	__u32 type = jsb32(jsb, JSB_BLOCKTYPE);
+	__u32 incompat = jsb32(jsb, JSB_INCOMPAT);
+	__u32 csum = incompat & (JBD2_INCOMPAT_CSUM_V2 | JBD2_INCOMPAT_CSUM_V3);
+
+	if (jsb32(jsb, JSB_MAGIC) != JBD2_MAGIC)
+		return "the journal superblock has no journal magic";
+	if (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2)
+		return "the journal superblock has an unknown version";
+	if (type == JBD2_SUPERBLOCK_V1)
+		return NULL;	/* v1 has no features (e2fsck clears them) */
+	if (jsb32(jsb, JSB_NR_USERS) > 1)
+		return "the journal is shared by several filesystems";
+	if (incompat & ~JBD2_INCOMPAT_KNOWN || jsb32(jsb, JSB_RO_COMPAT))
+		return "the journal uses features e2fsck does not know";
+	if (csum == (JBD2_INCOMPAT_CSUM_V2 | JBD2_INCOMPAT_CSUM_V3) ||
+	    (csum && (jsb32(jsb, JSB_COMPAT) & JBD2_COMPAT_CHECKSUM)))
+		return "the journal superblock has conflicting checksum features";
+	if (csum && !jsb_csum_ok(jsb))
+		return "the journal superblock checksum does not match";
+	return NULL;
+}
+
+/* The internal journal's superblock: the first block of its inode. */
+static errcode_t read_internal_jsb(ext2_filsys fs, unsigned char *jsb)
+{
+	struct ext2_inode inode;
+	blk64_t pblk = 0;
+	char *buf;
+	errcode_t err;
+
+	err = ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode);
+	if (!err)
+		err = ext2fs_bmap2(fs, fs->super->s_journal_inum, &inode,
+				   NULL, 0, 0, NULL, &pblk);
+	if (!err && !pblk)
+		err = EXT2_ET_NO_JOURNAL_SB;
+	if (err)
+		return err;
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (err)
+		return err;
+	err = io_channel_read_blk64(fs->io, pblk, 1, buf);
+	if (!err)
+		memcpy(jsb, buf, JSB_SIZE);
+	ext2fs_free_mem(&buf);
+	return err;
+}
+
+static int uuid_zero(const __u8 *uuid)
+{
+	static const __u8 zero[16];
+
+	return !memcmp(uuid, zero, sizeof(zero));
+}
+
+static void uuid_text(const __u8 *u, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
+		 u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+		 u[14], u[15]);
+}
+
+/*
+ * An external journal: found the way e2fsck finds it, by the UUID in the
+ * superblock through libblkid.  Its own ext2 superblock (JOURNAL_DEV)
+ * gives its block size; the journal superblock is the block after it.
+ */
+static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb)
+{
+	struct ext2_super_block esb;
+	char uuid[40], *dev;
+	unsigned int bs;
+	errcode_t err = 0;
+	int fd;
+
+	uuid_text(fs->super->s_journal_uuid, uuid, sizeof(uuid));
+	dev = blkid_evaluate_tag("UUID", uuid, NULL);
+	if (!dev)
+		return EXT2_ET_LOAD_EXT_JOURNAL;
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	free(dev);
+	if (fd < 0)
+		return EXT2_ET_LOAD_EXT_JOURNAL;
+	if (pread(fd, &esb, sizeof(esb), SUPERBLOCK_OFFSET) != sizeof(esb) ||
+	    esb.s_magic != EXT2_SUPER_MAGIC ||
+	    !(esb.s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) ||
+	    memcmp(esb.s_uuid, fs->super->s_journal_uuid, 16) ||
+	    esb.s_log_block_size > 6)
+		err = EXT2_ET_LOAD_EXT_JOURNAL;
+	bs = EXT2_MIN_BLOCK_SIZE << esb.s_log_block_size;
+	/* block 1, or 2 on 1 KiB blocks (the superblock is block 1 there) */
+	if (!err && pread(fd, jsb, JSB_SIZE, (off_t)bs *
+			  ext2fs_journal_sb_start(bs)) != JSB_SIZE)
+		err = EXT2_ET_SHORT_READ;
+	close(fd);
+	return err;
+}
+
+errcode_t journal_check(struct e2trim *t)
+{
+	ext2_filsys fs = t->fs;
+	struct ext2_super_block *sb = fs->super;
+	unsigned char jsb[JSB_SIZE];
+	const char *why = NULL;
+	char detail[256], uuid[40];
+	errcode_t err;
+
+	if (!ext2fs_has_feature_journal(sb)) {
+		/* e2fsck asks whether to clear such leftovers */
+		if (sb->s_journal_inum || !uuid_zero(sb->s_journal_uuid))
+			why = "journal fields are set but has_journal is clear";
+		goto out;
+	}
+	if (ext2fs_has_feature_journal_needs_recovery(sb))
+		return 0;		/* the superblock gate has decided */
+	if (!sb->s_journal_inum && uuid_zero(sb->s_journal_uuid)) {
+		why = "has_journal is set but no journal is named";
+		goto out;
+	}
+	err = sb->s_journal_inum ? read_internal_jsb(fs, jsb) :
+				   read_external_jsb(fs, jsb);
+	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {
+		uuid_text(sb->s_journal_uuid, uuid, sizeof(uuid));
+		snprintf(detail, sizeof(detail), "external journal UUID=%s "
+			 "not found; attach it so its log can be checked",
+			 uuid);
+		why = detail;
+	} else if (err) {
+		snprintf(detail, sizeof(detail),
+			 "cannot read the journal superblock: %s",
+			 error_message(err));
+		why = detail;
+	} else if (!(why = jsb_unusable(jsb)) && jsb32(jsb, JSB_START)) {
+		snprintf(detail, sizeof(detail),
+			 "its log starts at block %u, sequence %u, but "
+			 "needs_recovery is clear",
+			 jsb32(jsb, JSB_START), jsb32(jsb, JSB_SEQUENCE));
+		why = detail;
+	} else if (!why && jsb32(jsb, JSB_ERRNO)) {
+		/* e2fsck then marks the filesystem as having errors */
+		snprintf(detail, sizeof(detail),
+			 "the journal recorded error %d",
+			 (int)jsb32(jsb, JSB_ERRNO));
+		return lib_fail(t, E2TRIM_ERR_NOT_CLEAN, "%s", detail);
+	}
+out:
+	if (!why)
+		return 0;
+	if (!t->opt.force)
+		return lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
+	lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * partition_int.h - what partition.c and partition_gpt.c share
+ */
+#ifndef E2TRIM_PARTITION_INT_H
+#define E2TRIM_PARTITION_INT_H
+
+#include <stdint.h>
+
+/* One GPT header that was found whole, in LBAs. */
+struct gpt_copy {
+	uint64_t lba;		/* 1 for the primary, else the backup's */
+	uint64_t alt_lba;	/* where it says the other copy is */
+	uint64_t first_usable;	/* partitions may use [first, last] */
+	uint64_t last_usable;
+};
+
+/* A used entry (its type GUID is not all zeroes), in LBAs. */
+struct gpt_entry {
+	unsigned int partno;	/* index in the array + 1, as the kernel counts */
+	uint64_t first_lba;
+	uint64_t last_lba;	/* inclusive */
+};
+
+struct gpt_state {
+	struct gpt_copy used;	/* the copy to go by */
+	struct gpt_entry *entries;	/* its used entries, malloc'd */
+	unsigned int nentries;
+	const char *primary_why;	/* what is wrong with the primary, or NULL */
+	const char *backup_why;	/* with the backup (looked at only then) */
+};
+
+/*
+ * Check the primary GPT header and its entry array (@ss-byte sectors);
+ * if it is damaged, the backup at the disk's last LBA.  Returns 0 with
+ * st->used set to the first whole copy and st->entries to its used
+ * entries (every one, even those libblkid leaves out because they lie
+ * outside the usable LBAs: the kernel makes devices of them), or -1 when
+ * neither is whole.  gpt_free() releases st->entries.
+ */
+int gpt_check(int fd, unsigned int ss, uint64_t disk_bytes,
+	      struct gpt_state *st);
+
+void gpt_free(struct gpt_state *st);
+
+#endif /* E2TRIM_PARTITION_INT_H */
