@@ -33,6 +33,11 @@ static const struct refusal refusals[] = {
 	  "wait until it is released; if nobody uses it, run e2fsck -f" },
 	{ EXIT_UNVERIFIED, "has a block bitmap that marks in-use blocks free",
 	  "run e2fsck -f first" },
+	{ EXIT_COUNTS, "has group summary counts that disagree with its bitmaps",
+	  "run e2fsck -f first" },
+	{ EXIT_UNUSED_INODE,
+	  "has a directory entry naming an inode in an unused part of the inode tables",
+	  "run e2fsck -f first" },
 };
 
 const struct refusal *refusal_for(enum e2trim_exit code)

@@ -136,6 +136,9 @@ static errcode_t ref_inode(struct verify *v, ext2_ino_t ino,
 	if (check_csum && !ext2fs_inode_csum_verify(v->fs, ino,
 			(struct ext2_inode_large *)v->inode))
 		return EXT2_ET_INODE_CSUM_INVALID;
+	err = verify_note_dir(v, ino);
+	if (err)
+		return err;
 	blk = ext2fs_file_acl_block(v->fs, v->inode);
 	if (blk) {
 		err = verify_ref(v, blk, 1, who);
