@@ -47,7 +47,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
 	       " -z, --zeroout        write zeroes instead of discarding\n"
 	       "     --list           print each extent: start and length in bytes\n"
-	       "     --no-verify      trust the bitmap, skip checking who uses each block;\n"
+	       "     --no-verify      trust the bitmap, skip checking who uses each block,\n"
+	       "                      directory entries and summary counts;\n"
 	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
 	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
@@ -70,7 +71,9 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 19  bitmap marks in-use blocks free\n"
 	       " 20  e2fsck (--fsck) wants a reboot first\n"
 	       " 21  e2fsck left errors, failed, or could not run\n"
-	       " A refusal (10-21) discards nothing.\n\n"
+	       " 22  group summary counts disagree with the bitmaps\n"
+	       " 23  a directory entry names an unused inode\n"
+	       " A refusal (10-23) discards nothing.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
 	exit(EXIT_OK);
 }
