@@ -24,6 +24,7 @@
  * nothing back and are passed over.  An entry naming an inode in the used
  * area whose links count is 0 is cleared by pass 2 too; one whose links
  * count is not 0 is in use for the scan, whatever the inode bitmap says.
+ * The inodes the superblock names are checked the same way.
  *
  * The blocks' numbers come from the walk that marks every referenced
  * block (verify.c), so no inode or extent tree is read twice; they are
@@ -115,9 +116,9 @@ errcode_t verify_note_dir(struct verify *v, ext2_ino_t ino)
 		v->dirs_in_group[ext2fs_group_of_ino(fs, ino)]++;
 	if (!dirs_needed(fs))
 		return 0;
+	/* without the feature, e2fsck -y sets it rather than lose the data */
 	if (v->inode->i_flags & EXT4_INLINE_DATA_FL)
-		return ext2fs_has_feature_inline_data(fs->super) ?
-			dirs_add_inline(&v->dirs, ino) : 0;
+		return dirs_add_inline(&v->dirs, ino);
 	v->dir_ino = ino;	/* verify_ref() adds its data blocks */
 	return 0;
 }
@@ -143,30 +144,79 @@ static int cleared_by_pass2(const struct ext2_super_block *sb, ext2_ino_t ino)
 	       ino == sb->s_orphan_file_inum;
 }
 
-/* Directory @dir names inode @ino: is it in a used part of a table? */
-static int check_named(const struct verify *v, ext2_ino_t dir, ext2_ino_t ino)
+/*
+ * Does the inode scan read inode @ino (1 <= ino <= s_inodes_count)?  The
+ * entries of a directory mostly name inodes of one group (the kernel puts
+ * files near their directory): the last group's answer is kept.
+ */
+static int in_used_area(struct verify *v, ext2_ino_t ino)
 {
 	ext2_filsys fs = v->fs;
-	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super), unused;
+	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super);
+	dgrp_t g = ext2fs_group_of_ino(fs, ino);
+
+	if (!v->used_known || v->used_group != g) {
+		v->used_known = 1;
+		v->used_group = g;
+		/* bg_itable_unused counts from the end of the group's table */
+		v->used_inodes = ext2fs_bg_flags_test(fs, g,
+						      EXT2_BG_INODE_UNINIT) ?
+			0 : (__s64)ipg - ext2fs_bg_itable_unused(fs, g);
+	}
+	return (__s64)(ino - (__u64)g * ipg) <= v->used_inodes;
+}
+
+/* Directory @dir names inode @ino: is it in a used part of a table? */
+static int check_named(struct verify *v, ext2_ino_t dir, ext2_ino_t ino)
+{
+	ext2_filsys fs = v->fs;
+	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super);
 	char detail[160];
 	dgrp_t g;
 
-	if (!ino || cleared_by_pass2(fs->super, ino))
+	if (!ino || cleared_by_pass2(fs->super, ino) || in_used_area(v, ino))
 		return EXIT_OK;
 	g = ext2fs_group_of_ino(fs, ino);
-	unused = ext2fs_bg_itable_unused(fs, g);
 	if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
 		snprintf(detail, sizeof(detail),
 			 "directory inode %u names inode %u of group %u, "
 			 "which is flagged INODE_UNINIT", dir, ino, g);
-	else if ((__s64)(ino - (__u64)g * ipg) > (__s64)ipg - unused)
+	else
 		snprintf(detail, sizeof(detail),
 			 "directory inode %u names inode %u of group %u, "
 			 "whose inodes from %lld on are unused", dir, ino, g,
-			 (long long)g * ipg + 1 + ipg - unused);
-	else
-		return EXIT_OK;
+			 (long long)g * ipg + 1 + ipg -
+				ext2fs_bg_itable_unused(fs, g));
 	return refuse(v->device, EXIT_UNUSED_INODE, detail);
+}
+
+/*
+ * The inodes the superblock names (the reserved ones, the journal, quota
+ * and orphan files) are read by e2fsck whatever the descriptors say: they
+ * too must lie in the used part of their group.
+ */
+static int check_super_inodes(struct verify *v)
+{
+	const struct ext2_super_block *sb = v->fs->super;
+	const ext2_ino_t named[] = {
+		EXT2_FIRST_INODE(sb) - 1, sb->s_journal_inum,
+		sb->s_usr_quota_inum, sb->s_grp_quota_inum,
+		sb->s_prj_quota_inum, sb->s_orphan_file_inum,
+	};
+	char detail[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (!named[i] || named[i] > sb->s_inodes_count ||
+		    in_used_area(v, named[i]))
+			continue;
+		snprintf(detail, sizeof(detail),
+			 "the superblock names inode %u, in an unused part of "
+			 "group %u", named[i],
+			 ext2fs_group_of_ino(v->fs, named[i]));
+		return refuse(v->device, EXIT_UNUSED_INODE, detail);
+	}
+	return EXIT_OK;
 }
 
 static int damaged_dir(const struct verify *v, ext2_ino_t dir, blk64_t blk,
@@ -189,7 +239,7 @@ static int damaged_dir(const struct verify *v, ext2_ino_t dir, blk64_t blk,
  * inode (32 bits), rec_len (16), name_len (8), file type (8), name.
  * rec_len encodes lengths of 64 KiB blocks as ext2fs_get_rec_len() says.
  */
-static int check_entries(const struct verify *v, ext2_ino_t dir, blk64_t blk,
+static int check_entries(struct verify *v, ext2_ino_t dir, blk64_t blk,
 			 const unsigned char *buf, unsigned int len)
 {
 	unsigned int off = 0, rec_len, name_len, bs = v->fs->blocksize;
@@ -219,7 +269,7 @@ static int check_entries(const struct verify *v, ext2_ino_t dir, blk64_t blk,
 }
 
 /* i_block holds the parent's number, then entries; the xattr more. */
-static int check_inline(const struct verify *v, ext2_ino_t dir,
+static int check_inline(struct verify *v, ext2_ino_t dir,
 			unsigned char *buf)
 {
 	size_t size = 0, first = EXT4_MIN_INLINE_DATA_SIZE;
@@ -326,6 +376,9 @@ int verify_dir_entries(struct verify *v)
 
 	if (!dirs_needed(v->fs) || !any_unused_area(v->fs))
 		return EXIT_OK;
+	ret = check_super_inodes(v);
+	if (ret)
+		return ret;
 	err = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * v->fs->blocksize, &buf);
 	if (err) {
 		com_err(program_name, err, "while reading directories of %s",
