@@ -147,23 +147,26 @@ static int cleared_by_pass2(const struct ext2_super_block *sb, ext2_ino_t ino)
 /*
  * Does the inode scan read inode @ino (1 <= ino <= s_inodes_count)?  The
  * entries of a directory mostly name inodes of one group (the kernel puts
- * files near their directory): the last group's answer is kept.
+ * files near their directory): the used range of the last group asked
+ * about is kept, [used_first, used_last] (empty when used_last is less).
  */
 static int in_used_area(struct verify *v, ext2_ino_t ino)
 {
 	ext2_filsys fs = v->fs;
-	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super);
-	dgrp_t g = ext2fs_group_of_ino(fs, ino);
+	__u64 ipg = EXT2_INODES_PER_GROUP(fs->super), used;
+	dgrp_t g;
 
-	if (!v->used_known || v->used_group != g) {
-		v->used_known = 1;
-		v->used_group = g;
-		/* bg_itable_unused counts from the end of the group's table */
-		v->used_inodes = ext2fs_bg_flags_test(fs, g,
-						      EXT2_BG_INODE_UNINIT) ?
-			0 : (__s64)ipg - ext2fs_bg_itable_unused(fs, g);
-	}
-	return (__s64)(ino - (__u64)g * ipg) <= v->used_inodes;
+	if (ino >= v->used_first && ino <= v->used_last)
+		return 1;
+	g = ext2fs_group_of_ino(fs, ino);
+	/* bg_itable_unused counts from the end of the group's table */
+	used = ipg - ext2fs_bg_itable_unused(fs, g);
+	if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT) ||
+	    ext2fs_bg_itable_unused(fs, g) > ipg)
+		used = 0;
+	v->used_first = g * ipg + 1;
+	v->used_last = g * ipg + used;
+	return ino <= v->used_last;
 }
 
 /* Directory @dir names inode @ino: is it in a used part of a table? */
@@ -174,7 +177,7 @@ static int check_named(struct verify *v, ext2_ino_t dir, ext2_ino_t ino)
 	char detail[160];
 	dgrp_t g;
 
-	if (!ino || cleared_by_pass2(fs->super, ino) || in_used_area(v, ino))
+	if (!ino || in_used_area(v, ino) || cleared_by_pass2(fs->super, ino))
 		return EXIT_OK;
 	g = ext2fs_group_of_ino(fs, ino);
 	if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
@@ -376,6 +379,8 @@ int verify_dir_entries(struct verify *v)
 
 	if (!dirs_needed(v->fs) || !any_unused_area(v->fs))
 		return EXIT_OK;
+	v->used_first = 1;
+	v->used_last = 0;	/* nothing known */
 	ret = check_super_inodes(v);
 	if (ret)
 		return ret;

@@ -70,9 +70,8 @@ struct verify {
 	uint64_t conflict_blocks;
 	ext2_ino_t dir_ino;		/* the inode walked is this directory */
 	struct dir_list dirs;		/* every directory's blocks */
-	int used_known;			/* used_inodes is of used_group */
-	dgrp_t used_group;
-	__s64 used_inodes;		/* inodes the scan reads in it */
+	__u64 used_first, used_last;	/* inodes of one group the scan
+					   reads (verify_dirs.c) */
 	__u32 *dirs_in_group;		/* directories in use, per group */
 };
 
