@@ -4,7 +4,8 @@
 # big ones, extent trees grown by interleaved fsyncs, sparse files,
 # preallocated unwritten extents, xattrs in blocks and in EA inodes,
 # inline data, fast and slow symlinks, hard links, fifos, devices, a
-# directory large enough for an htree, half the small files deleted),
+# directory large enough for an htree, casefolded where the filesystem
+# can, half the small files deleted),
 # then unmounted.  e2fsck -fn is clean; e2trim verifies clean and trims;
 # e2fsck -fn is still clean and every file reads back the same.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
@@ -53,6 +54,9 @@ os.link(os.path.join(root, "big"), os.path.join(root, "big-link"))
 os.mkfifo(os.path.join(root, "fifo"))
 os.mknod(os.path.join(root, "null"), stat.S_IFCHR | 0o600, os.makedev(1, 3))
 dp = os.path.join(root, "htree"); os.mkdir(dp)
+# casefolded, where the filesystem has the feature (chattr +F fails else)
+import subprocess
+subprocess.run(["chattr", "+F", dp], stderr=subprocess.DEVNULL)
 for i in range(3000):
     open(os.path.join(dp, "entry-with-a-long-name-%05d" % i), "w").close()
 for p in r.sample(small, len(small) // 2):
@@ -97,6 +101,7 @@ kernel_fs() {	# name size mke2fs-options...
 
 kernel_fs ext4 160M -t ext4 -O orphan_file,ea_inode
 kernel_fs ext4-inline 160M -t ext4 -O inline_data
+kernel_fs ext4-casefold 160M -t ext4 -O casefold
 kernel_fs ext3 160M -t ext3
 kernel_fs ext2-1k 160M -t ext2 -b 1024
 kernel_fs ext4-1k-noflex 160M -t ext4 -b 1024 -O ^flex_bg
