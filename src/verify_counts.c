@@ -25,16 +25,45 @@
 #include "gates.h"
 #include "verify_int.h"
 
+/*
+ * A group's counts and flags, read with one descriptor lookup: the
+ * ext2fs_bg_*() accessors look the descriptor up once per field, a
+ * sixth of the whole verification on 15 TiB (122 880 groups).  In memory
+ * descriptors are in host order; a 64-byte descriptor has the high 16
+ * bits of each count, a 32-byte one does not.
+ */
+struct desc_counts {
+	__u32 free_blocks, free_inodes, used_dirs, itable_unused;
+	__u16 flags;
+};
+
+static void read_desc(ext2_filsys fs, dgrp_t g, struct desc_counts *c)
+{
+	struct ext4_group_desc *gd =
+		(struct ext4_group_desc *)ext2fs_group_desc(fs, fs->group_desc,
+							    g);
+	int big = EXT2_DESC_SIZE(fs->super) >= EXT2_MIN_DESC_SIZE_64BIT;
+
+	c->free_blocks = gd->bg_free_blocks_count |
+		(big ? (__u32)gd->bg_free_blocks_count_hi << 16 : 0);
+	c->free_inodes = gd->bg_free_inodes_count |
+		(big ? (__u32)gd->bg_free_inodes_count_hi << 16 : 0);
+	c->used_dirs = gd->bg_used_dirs_count |
+		(big ? (__u32)gd->bg_used_dirs_count_hi << 16 : 0);
+	c->itable_unused = gd->bg_itable_unused |
+		(big ? (__u32)gd->bg_itable_unused_hi << 16 : 0);
+	c->flags = gd->bg_flags;
+}
+
 /* Free inodes of group @g by the inode bitmap, as pass 5 counts them. */
-static errcode_t free_inodes(const struct verify *v, dgrp_t g,
+static errcode_t free_inodes(const struct verify *v, dgrp_t g, int uninit,
 			     unsigned char *buf, __u32 *out)
 {
 	ext2_filsys fs = v->fs;
 	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super);
 	errcode_t err;
 
-	if (ext2fs_has_group_desc_csum(fs) &&
-	    ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT)) {
+	if (uninit) {
 		*out = ipg;	/* no bitmap on disk: all free */
 		return 0;
 	}
@@ -55,40 +84,39 @@ static int mismatch(const struct verify *v, dgrp_t g, const char *what,
 	return refuse(v->device, EXIT_COUNTS, detail);
 }
 
-static int check_group(const struct verify *v, dgrp_t g,
+static int check_group(const struct verify *v, dgrp_t g, int csum,
 		       const __u32 *free_clusters, unsigned char *buf)
 {
 	ext2_filsys fs = v->fs;
-	__u32 desc, counted, unused;
+	struct desc_counts c;
 	char detail[160];
+	__u32 counted;
 	errcode_t err;
 
-	desc = ext2fs_bg_free_blocks_count(fs, g);
-	if (free_clusters && desc != free_clusters[g])
+	read_desc(fs, g, &c);
+	if (free_clusters && c.free_blocks != free_clusters[g])
 		return mismatch(v, g, EXT2FS_CLUSTER_RATIO(fs) > 1 ?
-				"free clusters" : "free blocks", desc,
+				"free clusters" : "free blocks", c.free_blocks,
 				"block bitmap", free_clusters[g]);
-	err = free_inodes(v, g, buf, &counted);
+	err = free_inodes(v, g, csum && (c.flags & EXT2_BG_INODE_UNINIT), buf,
+			  &counted);
 	if (err) {
 		com_err(program_name, err,
 			"while counting the free inodes of %s", v->device);
 		return EXIT_ERROR;
 	}
-	desc = ext2fs_bg_free_inodes_count(fs, g);
-	if (desc != counted)
-		return mismatch(v, g, "free inodes", desc, "inode bitmap",
-				counted);
-	unused = ext2fs_bg_itable_unused(fs, g);
-	if (ext2fs_has_group_desc_csum(fs) && unused > desc) {
+	if (c.free_inodes != counted)
+		return mismatch(v, g, "free inodes", c.free_inodes,
+				"inode bitmap", counted);
+	if (csum && c.itable_unused > c.free_inodes) {
 		snprintf(detail, sizeof(detail),
 			 "group %u: unused inodes count %u, more than its %u "
-			 "free inodes", g, unused, desc);
+			 "free inodes", g, c.itable_unused, c.free_inodes);
 		return refuse(v->device, EXIT_COUNTS, detail);
 	}
-	desc = ext2fs_bg_used_dirs_count(fs, g);
-	if (desc != v->dirs_in_group[g])
-		return mismatch(v, g, "directories", desc, "inode table",
-				v->dirs_in_group[g]);
+	if (c.used_dirs != v->dirs_in_group[g])
+		return mismatch(v, g, "directories", c.used_dirs,
+				"inode table", v->dirs_in_group[g]);
 	return EXIT_OK;
 }
 
@@ -107,7 +135,8 @@ int verify_group_counts(const struct verify *v, const __u32 *free_clusters)
 		return EXIT_ERROR;
 	}
 	for (g = 0; g < fs->group_desc_count && !ret; g++)
-		ret = check_group(v, g, free_clusters, buf);
+		ret = check_group(v, g, ext2fs_has_group_desc_csum(fs),
+				  free_clusters, buf);
 	ext2fs_free_mem(&buf);
 	return ret;
 }
