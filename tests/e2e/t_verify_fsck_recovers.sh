@@ -8,7 +8,8 @@
 # and keeps every byte; e2trim refuses the damaged image with its own
 # exit code and changes nothing, where --no-verify (and e2trim before
 # these checks) would have planned the file's blocks.  On the repaired
-# copy e2trim trims, and the file still reads back the same.
+# copy e2trim trims, and the file still reads back the same.  Wrong
+# superblock totals, which e2fsck -fn does not call an error, pass.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -79,4 +80,16 @@ verify-count-inodes  kept            kept
 verify-count-dirs    kept            kept
 verify-count-unused  lost+found/#12  <12>
 EOF
+
+# The superblock's totals are advisory: e2fsck -fn reports them wrong and
+# still exits 0 (it corrects them silently), and so e2trim accepts them.
+img=$T/sb-totals.img
+xz -dc "$IMAGES/ext4.img.xz" >"$img" || fail "xz -d ext4"
+printf '%s\n' "ssv free_blocks_count 12345" "ssv free_inodes_count 77" >"$T/cmds"
+debugfs -w -f "$T/cmds" "$img" >/dev/null 2>&1 || fail "debugfs ssv"
+e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck" >&2; fail "e2fsck -fn calls wrong totals an error"; }
+assert_grep "Free blocks count wrong (12345" "$T/fsck" "superblock totals: e2fsck sees them"
+run_e2trim -n "$img"
+assert_rc 0 "superblock totals wrong: dry run"
+note "superblock totals wrong: e2fsck -fn exits 0, e2trim accepts"
 exit 0
