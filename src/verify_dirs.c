@@ -177,7 +177,10 @@ static int check_named(struct verify *v, ext2_ino_t dir, ext2_ino_t ino)
 	char detail[160];
 	dgrp_t g;
 
-	if (!ino || in_used_area(v, ino) || cleared_by_pass2(fs->super, ino))
+	/* past the inode count: no group to look in, and pass 2 clears it */
+	if (!ino || ino > fs->super->s_inodes_count)
+		return EXIT_OK;
+	if (in_used_area(v, ino) || cleared_by_pass2(fs->super, ino))
 		return EXIT_OK;
 	g = ext2fs_group_of_ino(fs, ino);
 	if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
