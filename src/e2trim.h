@@ -16,7 +16,7 @@
 #define E2TRIM_VERSION "0.1.0"
 
 /*
- * Exit codes.  0-3 are the usual outcomes; 10-19 and 24 are refusals,
+ * Exit codes.  0-3 are the usual outcomes; 10-19 and 22-24 are refusals,
  * and a refusal always means that nothing was discarded; so do 20 and 21,
  * when e2fsck (--fsck) stopped the run.  The same table is in
  * README.md, e2trim --help and e2trim(8): change all of them together.
@@ -38,6 +38,9 @@ enum e2trim_exit {
 	EXIT_UNVERIFIED = 19,	/* bitmap marks blocks free that are in use */
 	EXIT_FSCK_REBOOT = 20,	/* e2fsck exited 2 or 3: reboot first */
 	EXIT_FSCK_FAILED = 21,	/* e2fsck exited 4 or more, or could not run */
+	EXIT_COUNTS = 22,	/* group summary counts disagree with bitmaps */
+	EXIT_UNUSED_INODE = 23,	/* a directory entry names an inode in a
+				   group's unused inode-table area */
 	EXIT_PARTITION = 24,	/* partition table: overlapping entries, an
 				   extended container, a stray table */
 	EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */

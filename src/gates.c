@@ -35,6 +35,11 @@ static const struct refusal refusals[] = {
 	  "run e2fsck -f first" },
 	{ EXIT_PARTITION, "has a partition table e2trim cannot trust",
 	  "check it with sfdisk --verify and fdisk -l, and fix the table" },
+	{ EXIT_COUNTS, "has group summary counts that disagree with its bitmaps",
+	  "run e2fsck -f first" },
+	{ EXIT_UNUSED_INODE,
+	  "has a directory entry naming an inode in an unused part of the inode tables",
+	  "run e2fsck -f first" },
 };
 
 const struct refusal *refusal_for(enum e2trim_exit code)

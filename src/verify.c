@@ -88,6 +88,12 @@ static errcode_t ref_into(struct verify *v, struct mark_run *mr, blk64_t blk,
 	}
 	if (v->naming)
 		return name_owner(v, blk, len, who);
+	if (who.kind == OWN_DATA && v->dir_ino && who.id == v->dir_ino) {
+		errcode_t err = dirs_add_blocks(&v->dirs, who.id, blk, len);
+
+		if (err)
+			return err;
+	}
 	if (mr)
 		mark_run_add(mr, blk, len);
 	else if (len == 1)
@@ -167,6 +173,7 @@ static errcode_t walk(struct verify *v)
 
 	v->ino = 0;
 	v->scanned = 0;
+	v->dir_ino = 0;
 	err = ref_metadata(v);
 	if (!err)
 		err = verify_ref_inodes(v);
@@ -255,6 +262,9 @@ static errcode_t setup(struct verify *v)
 		err = ext2fs_get_mem(v->inode_size, &v->inode);
 	if (!err)
 		err = ext2fs_get_mem(3 * fs->blocksize, &v->block_buf);
+	if (!err)
+		err = ext2fs_get_arrayzero(fs->group_desc_count, sizeof(__u32),
+					   &v->dirs_in_group);
 	return err;
 }
 
@@ -268,6 +278,8 @@ static void teardown(struct verify *v)
 	}
 	ext2fs_free_mem(&v->inode);
 	ext2fs_free_mem(&v->block_buf);
+	ext2fs_free_mem(&v->dirs_in_group);
+	dirs_free(&v->dirs);
 }
 
 /* What a special inode is, for messages. */
@@ -451,7 +463,8 @@ static int check_free_runs(struct verify *v, const struct plan_source *src,
 
 int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
 		      const struct plan_source *src,
-		      const struct plan_geometry *geo)
+		      const struct plan_geometry *geo,
+		      const __u32 *free_clusters)
 {
 	struct verify v;
 	errcode_t err;
@@ -467,6 +480,11 @@ int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
 		ret = cannot_follow(&v, err);
 	else
 		ret = check_free_runs(&v, src, geo);
+	/* the most specific refusal first: 19 names the blocks at stake */
+	if (!ret)
+		ret = verify_dir_entries(&v);
+	if (!ret)
+		ret = verify_group_counts(&v, free_clusters);
 	teardown(&v);
 	return ret;
 }

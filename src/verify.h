@@ -13,14 +13,18 @@
 /*
  * Mark every block that an in-use inode or the filesystem's own metadata
  * references, then walk every free run that @src yields over the whole
- * filesystem and make sure none of them holds such a block.  Nothing is
- * written.  Returns EXIT_OK, or the exit code after printing why:
+ * filesystem and make sure none of them holds such a block; make sure no
+ * directory entry names an inode the scan skipped as unused; and make
+ * sure every group's summary counts agree with the bitmaps
+ * (@free_clusters: the block bitmap's count per group, or NULL).  Nothing
+ * is written.  Returns EXIT_OK, or the exit code after printing why:
  * EXIT_UNVERIFIED (referenced blocks are marked free), EXIT_CORRUPT (an
- * inode or its block map cannot be followed), EXIT_ERROR (read error, no
- * memory).
+ * inode, its block map or a directory cannot be followed),
+ * EXIT_UNUSED_INODE, EXIT_COUNTS, EXIT_ERROR (read error, no memory).
  */
 int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
 		      const struct plan_source *src,
-		      const struct plan_geometry *geo);
+		      const struct plan_geometry *geo,
+		      const __u32 *free_clusters);
 
 #endif /* E2TRIM_VERIFY_H */
