@@ -67,6 +67,7 @@ LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c \
 	    src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
 	    src/verify.c src/verify_inodes.c src/verify_rules.c \
+	    src/verify_dirs.c src/verify_counts.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/apply.c src/errors.c
 ERR_C := $(B)/e2trim_err.c

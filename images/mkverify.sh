@@ -38,6 +38,13 @@ FIXTURES=(
 	"verify-bad-header    16 inode 12: Corrupt extent header"
 	"verify-bad-leaf      16 inode 12: Corrupt extent header"
 	"verify-inode-csum    16 inode 12: Inode checksum does not match inode"
+	"verify-inode-uninit  23 directory inode 2 names inode 2049 of group 1, which is flagged INODE_UNINIT"
+	"verify-itable-unused 23 directory inode 2 names inode 13 of group 0, whose inodes from 13 on are unused"
+	"verify-inode-bitmap  19 data of inode 12"
+	"verify-count-blocks  22 group 0: free blocks count 2749, block bitmap has 2741"
+	"verify-count-inodes  22 group 0: free inodes count 4083, inode bitmap has 4084"
+	"verify-count-dirs    22 group 0: directories count 3, inode table has 2"
+	"verify-count-unused  22 group 0: unused inodes count 4085, more than its 4084 free inodes"
 )
 
 # q IMG REQUEST: one read-only debugfs request, its output
@@ -192,6 +199,105 @@ make_verify-inode-csum() {
 	dfs "$1" "write $W/f data"
 	fsck_clean "$1"
 	dfs "$1" "sif data checksum 0x1234"
+}
+
+# group_count IMG GROUP WHAT: dumpe2fs's count of WHAT ("free blocks",
+# "free inodes", "directories", "unused inodes") for group GROUP
+group_count() {
+	dumpe2fs "$1" 2>/dev/null | awk -v g="Group $2:" -v w="$3" '
+		index($0, g) == 1 { on = 1; next }
+		on { n = split($0, f, ", "); for (i = 1; i <= n; i++) {
+			sub(/^ */, "", f[i]); k = f[i]; sub(/^[0-9]* /, "", k)
+			if (k == w) { print f[i] + 0; exit } } }'
+}
+
+# kept_file IMG: a 64-block file "kept" (inode 12 on a fresh filesystem);
+# prints its first block (the file is one extent: debugfs -w writes
+# into the first free blocks)
+kept_file() {
+	blob "$W/f" 64
+	dfs "$1" "write $W/f kept"
+	fsck_clean "$1"
+	q "$1" "bmap kept 0"
+}
+
+# free_kept_blocks IMG FIRST: the 64 blocks of "kept" marked free in the
+# bitmap, group 0's free blocks count raised to match, checksums right:
+# the block bitmap agrees with everything but the inode that uses them
+free_kept_blocks() {
+	local nfree
+	nfree=$(group_count "$1" 0 "free blocks")
+	dfs "$1" "freeb $2 64" "set_bg 0 free_blocks_count $((nfree + 64))" \
+		"set_bg 0 checksum calc"
+}
+
+# A file whose inode sits in a group flagged INODE_UNINIT, its blocks
+# free in the bitmap, every count and checksum consistent: the inode scan
+# skips the group, but e2fsck's pass 2 finds the entry, clears the flag,
+# starts again and keeps the file.  The inode is copied from 12 to 2049
+# (group 1's first; its checksum recomputed), 12 cleared and freed.
+make_verify-inode-uninit() {
+	local first nfree
+	mk "$1" 32M -t ext4 -g 2048
+	first=$(kept_file "$1")
+	nfree=$(group_count "$1" 0 "free inodes")
+	dfs "$1" "copy_inode <12> <2049>" "sif <2049> checksum calc" \
+		"unlink kept" "ln <2049> kept" "clri <12>" "freei <12>" \
+		"set_bg 0 free_inodes_count $((nfree + 1))" "set_bg 0 checksum calc"
+	free_kept_blocks "$1" "$first"
+}
+
+# The same with a group's unused inode count one too large: the file's
+# inode (13, the last in use) is in the unused tail, free in the inode
+# bitmap, its blocks free too, group 0's counts raised to match.
+make_verify-itable-unused() {
+	local first nfree unused
+	mk "$1" 16M -t ext4
+	blob "$W/g" 1
+	dfs "$1" "write $W/g other"
+	first=$(kept_file "$1")
+	[ "$(q "$1" "stat kept" | first_number 'Inode: ')" = 13 ] || die "kept is not inode 13"
+	nfree=$(group_count "$1" 0 "free inodes")
+	unused=$(group_count "$1" 0 "unused inodes")
+	dfs "$1" "freei <13>" "set_bg 0 free_inodes_count $((nfree + 1))" \
+		"set_bg 0 itable_unused $((unused + 1))" "set_bg 0 checksum calc"
+	free_kept_blocks "$1" "$first"
+}
+
+# The inode bitmap lies: inode 12 (links count 1, named by an entry) is
+# free in it, and its blocks in the block bitmap; the counts agree.
+# e2fsck's pass 1 reads every inode of the used area and keeps it.
+make_verify-inode-bitmap() {
+	local first nfree
+	mk "$1" 16M -t ext4
+	first=$(kept_file "$1")
+	blob "$W/g" 1
+	dfs "$1" "write $W/g other"
+	nfree=$(group_count "$1" 0 "free inodes")
+	dfs "$1" "freei <12>" "set_bg 0 free_inodes_count $((nfree + 1))" \
+		"set_bg 0 checksum calc"
+	free_kept_blocks "$1" "$first"
+}
+
+# A group's summary count that is not what its bitmaps say (set_bg
+# recomputes nothing but the checksum): free blocks, free inodes,
+# directories, and an unused inode count above the free inode count.
+make_count() {
+	local img=$1 field=$2 what=$3 delta=$4 v
+	mk "$img" 16M -t ext4
+	kept_file "$img" >/dev/null
+	v=$(group_count "$img" 0 "$what")
+	dfs "$img" "set_bg 0 $field $((v + delta))" "set_bg 0 checksum calc"
+}
+make_verify-count-blocks() { make_count "$1" free_blocks_count "free blocks" 8; }
+make_verify-count-inodes() { make_count "$1" free_inodes_count "free inodes" -1; }
+make_verify-count-dirs() { make_count "$1" used_dirs_count directories 1; }
+# The unused count covers inode 12, named by no entry (e2trim reads it
+# all the same: the inode bitmap marks it in use); e2fsck sets the count
+# to 0, reads the whole table and puts the file in lost+found.
+make_verify-count-unused() {
+	make_count "$1" itable_unused "unused inodes" 1
+	dfs "$1" "unlink kept"
 }
 
 names() { printf '%s\n' "${FIXTURES[@]}" | awk '{print $1}'; }

@@ -51,6 +51,12 @@ errcode_t bitmap_stream_check(struct bitmap_stream *bs, size_t max_runs,
 			      dgrp_t *bad_group);
 
 /*
+ * The free clusters of each group as the check found them (what e2fsck
+ * compares bg_free_blocks_count with), or NULL before a successful check.
+ */
+const __u32 *bitmap_stream_free_clusters(const struct bitmap_stream *bs);
+
+/*
  * A source of the free runs (plan.h): the kept list once the check has
  * run, or else the bitmap read again.  Any number of sources may be taken
  * one after the other; each starts afresh.

@@ -54,6 +54,7 @@ struct bitmap_stream {
 	blk64_t meta_from, meta_next;		/* first uninit_meta >= from */
 	struct free_runs runs;			/* what the check found */
 	int runs_complete;			/* every group is in runs */
+	__u32 *free_clusters;			/* per group, by the check */
 };
 
 static int group_is_uninit(ext2_filsys fs, dgrp_t g)
@@ -343,23 +344,30 @@ errcode_t bitmap_stream_open(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	return 0;
 }
 
-/* Keep every free run of the current group. */
-static errcode_t keep_group_runs(struct bitmap_stream *bs)
+/*
+ * Keep every free run of the current group, while the list has room, and
+ * count its free clusters as e2fsck's pass 5 does: the bits libext2fs
+ * would load, BLOCK_UNINIT groups made up, a partial last cluster whole.
+ */
+static errcode_t keep_group_runs(struct bitmap_stream *bs, __u32 *nfree)
 {
+	ext2_filsys fs = bs->fs;
 	blk64_t from = bs->gfirst, last = bs->glast;
 	uint64_t start, end;
 	errcode_t err;
 
-	while (from <= last && !bs->runs.overflow) {
+	*nfree = 0;
+	while (from <= last) {
 		err = group_run(bs, from, last, &start, &end);
 		if (err == ENOENT)
 			break;
 		if (!err && end <= from)
 			err = EXT2_ET_INVALID_ARGUMENT;	/* would not advance */
-		if (!err)
+		if (!err && !bs->runs.overflow)
 			err = free_runs_add(&bs->runs, start, end);
 		if (err)
 			return err;
+		*nfree += EXT2FS_NUM_B2C(fs, end - start);
 		from = end;
 	}
 	return 0;
@@ -375,17 +383,30 @@ errcode_t bitmap_stream_check(struct bitmap_stream *bs, size_t max_runs,
 	bs->runs.max = max_runs;
 	bs->runs.overflow = 0;
 	bs->runs_complete = 0;
+	ext2fs_free_mem(&bs->free_clusters);
+	err = ext2fs_get_array(bs->fs->group_desc_count, sizeof(__u32),
+			       &bs->free_clusters);
+	if (err) {
+		*bad_group = 0;
+		return err;
+	}
 	for (g = 0; g < bs->fs->group_desc_count; g++) {
 		err = read_group(bs, g);
 		if (!err)
-			err = keep_group_runs(bs);
+			err = keep_group_runs(bs, &bs->free_clusters[g]);
 		if (err) {
 			*bad_group = g;
+			ext2fs_free_mem(&bs->free_clusters);
 			return err;
 		}
 	}
 	bs->runs_complete = !bs->runs.overflow;
 	return 0;
+}
+
+const __u32 *bitmap_stream_free_clusters(const struct bitmap_stream *bs)
+{
+	return bs->free_clusters;
 }
 
 void bitmap_stream_source(struct bitmap_stream *bs, struct plan_source *src)
@@ -407,5 +428,6 @@ void bitmap_stream_close(struct bitmap_stream *bs)
 		ext2fs_free_block_bitmap(bs->uninit_meta);
 	bitmap_read_close(bs->reader);
 	free_runs_free(&bs->runs);
+	ext2fs_free_mem(&bs->free_clusters);
 	ext2fs_free_mem(&bs);
 }

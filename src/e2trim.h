@@ -66,6 +66,9 @@ enum e2trim_exit {
 	E2TRIM_EXIT_UNVERIFIED = 19,	/* bitmap marks blocks free that are in use */
 	E2TRIM_EXIT_FSCK_REBOOT = 20,	/* e2fsck exited 2 or 3: reboot first */
 	E2TRIM_EXIT_FSCK_FAILED = 21,	/* e2fsck exited 4 or more, or could not run */
+	E2TRIM_EXIT_COUNTS = 22,	/* group summary counts disagree with bitmaps */
+	E2TRIM_EXIT_UNUSED_INODE = 23,	/* a directory entry names an inode in a
+					   group's unused inode-table area */
 	E2TRIM_EXIT_PARTITION = 24,	/* partition table: overlapping entries, an
 					   extended container, a stray table */
 	E2TRIM_EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */

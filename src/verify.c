@@ -86,6 +86,12 @@ static errcode_t ref_into(struct verify *v, struct mark_run *mr, blk64_t blk,
 	}
 	if (v->naming)
 		return name_owner(v, blk, len, who);
+	if (who.kind == OWN_DATA && v->dir_ino && who.id == v->dir_ino) {
+		errcode_t err = dirs_add_blocks(&v->dirs, who.id, blk, len);
+
+		if (err)
+			return err;
+	}
 	if (mr)
 		mark_run_add(mr, blk, len);
 	else if (len == 1)
@@ -165,6 +171,7 @@ static errcode_t walk(struct verify *v)
 
 	v->ino = 0;
 	v->scanned = 0;
+	v->dir_ino = 0;
 	err = ref_metadata(v);
 	if (!err)
 		err = verify_ref_inodes(v);
@@ -253,6 +260,9 @@ static errcode_t setup(struct verify *v)
 		err = ext2fs_get_mem(v->inode_size, &v->inode);
 	if (!err)
 		err = ext2fs_get_mem(3 * fs->blocksize, &v->block_buf);
+	if (!err)
+		err = ext2fs_get_arrayzero(fs->group_desc_count, sizeof(__u32),
+					   &v->dirs_in_group);
 	return err;
 }
 
@@ -266,6 +276,8 @@ static void teardown(struct verify *v)
 	}
 	ext2fs_free_mem(&v->inode);
 	ext2fs_free_mem(&v->block_buf);
+	ext2fs_free_mem(&v->dirs_in_group);
+	dirs_free(&v->dirs);
 }
 
 /* What a special inode is, for messages. */
@@ -440,6 +452,7 @@ errcode_t verify_free_space(struct e2trim *t, const struct plan_source *src,
 	errcode_t err;
 
 	memset(&v, 0, sizeof(v));
+	v.t = t;
 	v.fs = t->fs;
 	v.device = t->path;
 	err = setup(&v);
@@ -451,6 +464,12 @@ errcode_t verify_free_space(struct e2trim *t, const struct plan_source *src,
 		err = cannot_follow(t, &v, err);
 	else
 		err = check_free_runs(t, &v, src, geo);
+	/* the most specific refusal first: 19 names the blocks at stake */
+	if (!err)
+		err = verify_dir_entries(&v);
+	if (!err)
+		err = verify_group_counts(&v,
+				bitmap_stream_free_clusters(t->stream));
 	teardown(&v);
 	return err;
 }

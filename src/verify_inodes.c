@@ -143,6 +143,9 @@ static errcode_t ref_inode(struct verify *v, ext2_ino_t ino,
 	err = verify_inode_rules(v, ino);
 	if (err)
 		return err;
+	err = verify_note_dir(v, ino);
+	if (err)
+		return err;
 	blk = ext2fs_file_acl_block(v->fs, v->inode);
 	if (blk) {
 		err = verify_ref(v, blk, 1, who);

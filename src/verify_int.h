@@ -56,7 +56,22 @@ enum inode_damage {
 	DMG_COUNT
 };
 
+/* Directory blocks to read for their entries (verify_dirs.c). */
+struct dir_extent {
+	blk64_t blk;
+	__u32 len;
+	ext2_ino_t ino;			/* the directory */
+};
+
+struct dir_list {
+	struct dir_extent *ext;
+	size_t n, max;
+	ext2_ino_t *inl;		/* directories with inline data */
+	size_t ninl, maxinl;
+};
+
 struct verify {
+	struct e2trim *t;		/* whose refusal it is */
 	ext2_filsys fs;
 	const char *device;
 	ext2fs_block_bitmap refmap;	/* every referenced block */
@@ -77,6 +92,11 @@ struct verify {
 	struct conflict conflicts[SHOWN_CONFLICTS];
 	int nconflicts;
 	uint64_t conflict_blocks;
+	ext2_ino_t dir_ino;		/* the inode walked is this directory */
+	struct dir_list dirs;		/* every directory's blocks */
+	__u64 used_first, used_last;	/* inodes of one group the scan
+					   reads (verify_dirs.c) */
+	__u32 *dirs_in_group;		/* directories in use, per group */
 };
 
 /*
@@ -105,5 +125,34 @@ errcode_t verify_inode_rules(struct verify *v, ext2_ino_t ino);
 
 /* The message for @d, or NULL for DMG_NONE. */
 const char *verify_damage_text(enum inode_damage d);
+
+/*
+ * Directories (verify_dirs.c).  verify_note_dir() is told of every in-use
+ * inode in v->inode before its blocks are referenced: a directory that
+ * e2fsck's pass 2 would read is counted in its group and remembered, its
+ * data blocks by dirs_add_blocks() as the walk references them.
+ */
+errcode_t verify_note_dir(struct verify *v, ext2_ino_t ino);
+errcode_t dirs_add_blocks(struct dir_list *dl, ext2_ino_t ino, blk64_t blk,
+			  blk64_t len);
+void dirs_free(struct dir_list *dl);
+
+/*
+ * Every entry of every directory remembered must name an inode in the
+ * used part of the inode tables.  Returns 0, or the code with its
+ * particulars in v->t: E2TRIM_ERR_UNUSED_INODE, E2TRIM_ERR_UNFOLLOWABLE
+ * (a directory block that cannot be parsed), E2TRIM_ERR_VERIFY_READ.
+ */
+errcode_t verify_dir_entries(struct verify *v);
+
+/*
+ * The group descriptors' summary counts against the bitmaps, as e2fsck's
+ * pass 5 compares them (verify_counts.c): free blocks (clusters) per
+ * group against @free_clusters (NULL: not checked), free inodes against
+ * the inode bitmap, directories against those the walk found.  Returns
+ * 0 or E2TRIM_ERR_COUNTS (E2TRIM_ERR_VERIFY_READ) with the particulars.
+ */
+errcode_t verify_group_counts(const struct verify *v,
+			      const __u32 *free_clusters);
 
 #endif /* E2TRIM_VERIFY_INT_H */

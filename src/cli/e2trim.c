@@ -65,7 +65,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -z, --zeroout        write zeroes instead of discarding\n"
 	       "     --list           print each range discarded: start and length in\n"
 	       "                      bytes of the file or device named, after alignment\n"
-	       "     --no-verify      trust the bitmap, skip checking who uses each block;\n"
+	       "     --no-verify      trust the bitmap, skip checking who uses each block,\n"
+	       "                      directory entries and summary counts;\n"
 	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
 	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
@@ -88,6 +89,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 19  bitmap marks in-use blocks free\n"
 	       " 20  e2fsck (--fsck) wants a reboot first\n"
 	       " 21  e2fsck left errors, failed, or could not run\n"
+	       " 22  group summary counts disagree with the bitmaps\n"
+	       " 23  a directory entry names an unused inode\n"
 	       " 24  partition table overlaps, or -p names a container\n"
 	       " A refusal (10-24) discards nothing.\n\n"
 	       "For more details see e2trim(8).\n", program_name);

@@ -4,7 +4,8 @@
 # big ones, extent trees grown by interleaved fsyncs, sparse files,
 # preallocated unwritten extents, xattrs in blocks and in EA inodes,
 # inline data, fast and slow symlinks, hard links, fifos, devices, a
-# directory large enough for an htree, half the small files deleted),
+# directory large enough for an htree, casefolded or encrypted where the
+# kernel can, half the small files deleted),
 # then unmounted.  e2fsck -fn is clean; e2trim verifies clean and trims;
 # e2fsck -fn is still clean and every file reads back the same.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
@@ -53,6 +54,9 @@ os.link(os.path.join(root, "big"), os.path.join(root, "big-link"))
 os.mkfifo(os.path.join(root, "fifo"))
 os.mknod(os.path.join(root, "null"), stat.S_IFCHR | 0o600, os.makedev(1, 3))
 dp = os.path.join(root, "htree"); os.mkdir(dp)
+# casefolded, where the filesystem has the feature (chattr +F fails else)
+import subprocess
+subprocess.run(["chattr", "+F", dp], stderr=subprocess.DEVNULL)
 for i in range(3000):
     open(os.path.join(dp, "entry-with-a-long-name-%05d" % i), "w").close()
 for p in r.sample(small, len(small) // 2):
@@ -70,7 +74,7 @@ kernel_fs() {	# name size mke2fs-options...
 	fill_free "$img"	# so that trimming frees something in the image
 	mkdir -p "$mnt"
 	dev=$(loop_attach "$img")
-	mount "$dev" "$mnt" || fail "$name: mount"
+	mount ${MOUNT_OPTS:+-o "$MOUNT_OPTS"} "$dev" "$mnt" || fail "$name: mount"
 	MOUNTS+=("$mnt")
 	populate "$mnt" 3 || fail "$name: populate"
 	manifest "$mnt" >"$T/before"
@@ -85,7 +89,7 @@ kernel_fs() {	# name size mke2fs-options...
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$name: e2fsck -fn after the trim"; }
 
 	dev=$(loop_attach "$img")
-	mount -o ro "$dev" "$mnt" || fail "$name: mount after the trim"
+	mount -o "ro${MOUNT_OPTS:+,$MOUNT_OPTS}" "$dev" "$mnt" || fail "$name: mount after the trim"
 	MOUNTS+=("$mnt")
 	manifest "$mnt" >"$T/after"
 	umount "$mnt"; MOUNTS=()
@@ -97,6 +101,18 @@ kernel_fs() {	# name size mke2fs-options...
 
 kernel_fs ext4 160M -t ext4 -O orphan_file,ea_inode
 kernel_fs ext4-inline 160M -t ext4 -O inline_data
+# casefolded and encrypted directories, where this kernel has them
+# (test_dummy_encryption encrypts every new file without a key)
+if [ -e /sys/fs/ext4/features/casefold ]; then
+	kernel_fs ext4-casefold 160M -t ext4 -O casefold
+else
+	note "ext4-casefold: this kernel has no casefold support"
+fi
+if [ -e /sys/fs/ext4/features/test_dummy_encryption_v2 ]; then
+	MOUNT_OPTS=test_dummy_encryption kernel_fs ext4-encrypt 160M -t ext4 -O encrypt
+else
+	note "ext4-encrypt: this kernel has no test_dummy_encryption"
+fi
 kernel_fs ext3 160M -t ext3
 kernel_fs ext2-1k 160M -t ext2 -b 1024
 kernel_fs ext4-1k-noflex 160M -t ext4 -b 1024 -O ^flex_bg

@@ -85,6 +85,30 @@ static void oracle_runs(ext2_filsys fs, struct runs *r)
 	fs->block_map = NULL;
 }
 
+/*
+ * Free clusters per group by libext2fs's own bitmap, cluster by cluster
+ * (e2fsck's pass 5 counts so), into @nfree; and the descriptors must say
+ * the same, the images being made by mke2fs and debugfs alone.
+ */
+static void oracle_free_clusters(ext2_filsys fs, __u32 *nfree)
+{
+	blk64_t end = ext2fs_blocks_count(fs->super), b;
+	int ratio = EXT2FS_CLUSTER_RATIO(fs);
+	dgrp_t g;
+
+	assert_int_equal(ext2fs_read_block_bitmap(fs), 0);
+	for (g = 0; g < fs->group_desc_count; g++) {
+		nfree[g] = 0;
+		for (b = ext2fs_group_first_block2(fs, g);
+		     b <= ext2fs_group_last_block2(fs, g) && b < end;
+		     b += ratio)
+			nfree[g] += !ext2fs_test_block_bitmap2(fs->block_map, b);
+		assert_int_equal(nfree[g], ext2fs_bg_free_blocks_count(fs, g));
+	}
+	ext2fs_free_block_bitmap(fs->block_map);
+	fs->block_map = NULL;
+}
+
 static void source_runs(ext2_filsys fs, const struct plan_source *src,
 			struct runs *r)
 {
@@ -130,6 +154,7 @@ static void assert_same_runs(const struct runs *want, const struct runs *got,
 static void check_image(const char *img)
 {
 	static struct runs want, got;
+	static __u32 nfree[4096];
 	static const size_t keep[] = { 1U << 20, 7, 0 };
 	ext2_filsys fs;
 	struct bitmap_stream *bs;
@@ -143,6 +168,8 @@ static void check_image(const char *img)
 				      unix_io_manager, &fs), 0);
 	oracle_runs(fs, &want);
 	assert_true(want.n > 3);	/* aged: there is something to get wrong */
+	assert_true(fs->group_desc_count <= 4096);
+	oracle_free_clusters(fs, nfree);
 	fd = open(img, O_RDONLY);
 	assert_true(fd >= 0);
 	for (use_fd = 0; use_fd < 2; use_fd++) {
@@ -151,6 +178,9 @@ static void check_image(const char *img)
 					use_fd ? fd : -1, 0, &bs), 0);
 			assert_int_equal(bitmap_stream_check(bs, keep[k],
 							     &bad), 0);
+			assert_memory_equal(bitmap_stream_free_clusters(bs),
+					    nfree, fs->group_desc_count *
+					    sizeof(__u32));
 			/* twice: verification and the plan each take one */
 			for (pass = 0; pass < 2; pass++) {
 				bitmap_stream_source(bs, &src);
