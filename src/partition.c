@@ -148,7 +148,7 @@ static const struct part_entry *find_partno(const struct part_table *t,
  * Go on only if the backup is whole, and say so.
  */
 static errcode_t check_gpt(struct e2trim *et, int fd, unsigned int ss,
-		     uint64_t disk_bytes, struct gpt_state *gpt)
+			   uint64_t disk_bytes, struct gpt_state *gpt)
 {
 	char detail[256];
 
@@ -197,7 +197,7 @@ static int fs_at_offset_zero(int fd, char *type, size_t len)
 
 /* The table is believed; is @partno in it, and a place for a filesystem? */
 static errcode_t select_partition(struct e2trim *et, const struct part_table *t,
-			    unsigned int partno, const struct part_entry **out)
+				  unsigned int partno, const struct part_entry **out)
 {
 	const struct part_entry *e = find_partno(t, partno);
 	char nums[128], detail[320];
@@ -238,7 +238,7 @@ static int has_pmbr(int fd)
 }
 
 static errcode_t check_table(struct e2trim *et, int fd, blkid_probe pr,
-		       blkid_partlist ls, struct part_table *t)
+			     blkid_partlist ls, struct part_table *t)
 {
 	struct part_problem prob;
 	struct gpt_state gpt;
@@ -294,7 +294,7 @@ static errcode_t no_table(struct e2trim *et, int fd, blkid_probe pr)
 }
 
 errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
-		     uint64_t *start_bytes, uint64_t *size_bytes)
+			   uint64_t *start_bytes, uint64_t *size_bytes)
 {
 	blkid_probe pr = blkid_new_probe();
 	struct part_table t = { .type = "" };

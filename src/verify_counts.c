@@ -73,7 +73,7 @@ static errcode_t free_inodes(const struct verify *v, dgrp_t g, int uninit,
 }
 
 static errcode_t mismatch(const struct verify *v, dgrp_t g, const char *what,
-		    __u32 desc, const char *from, __u32 counted)
+			  __u32 desc, const char *from, __u32 counted)
 {
 	char detail[160];
 
@@ -83,7 +83,7 @@ static errcode_t mismatch(const struct verify *v, dgrp_t g, const char *what,
 }
 
 static errcode_t check_group(const struct verify *v, dgrp_t g, int csum,
-		       const __u32 *free_clusters, unsigned char *buf)
+			     const __u32 *free_clusters, unsigned char *buf)
 {
 	ext2_filsys fs = v->fs;
 	struct desc_counts c;

@@ -224,7 +224,7 @@ static errcode_t check_super_inodes(struct verify *v)
 }
 
 static errcode_t damaged_dir(const struct verify *v, ext2_ino_t dir, blk64_t blk,
-		       const char *what)
+			     const char *what)
 {
 	char detail[160];
 
@@ -244,7 +244,7 @@ static errcode_t damaged_dir(const struct verify *v, ext2_ino_t dir, blk64_t blk
  * rec_len encodes lengths of 64 KiB blocks as ext2fs_get_rec_len() says.
  */
 static errcode_t check_entries(struct verify *v, ext2_ino_t dir, blk64_t blk,
-			 const unsigned char *buf, unsigned int len)
+			       const unsigned char *buf, unsigned int len)
 {
 	unsigned int off = 0, rec_len, name_len, bs = v->fs->blocksize;
 	__u32 ino;
@@ -274,7 +274,7 @@ static errcode_t check_entries(struct verify *v, ext2_ino_t dir, blk64_t blk,
 
 /* i_block holds the parent's number, then entries; the xattr more. */
 static errcode_t check_inline(struct verify *v, ext2_ino_t dir,
-			unsigned char *buf)
+			      unsigned char *buf)
 {
 	size_t size = 0, first = EXT4_MIN_INLINE_DATA_SIZE;
 	__u32 parent;
@@ -328,7 +328,7 @@ static void readahead_dirs(struct verify *v, size_t *ra, blk64_t *ra_end,
  * DIR_READ_BLOCKS, across extents): read them, check each.
  */
 static errcode_t check_run(struct verify *v, size_t *i, __u32 *off,
-		     unsigned char *buf)
+			   unsigned char *buf)
 {
 	const struct dir_list *dl = &v->dirs;
 	ext2_ino_t owner[DIR_READ_BLOCKS];
