@@ -119,13 +119,13 @@ def used_in_plan(plan, free, bs):
     return bad
 
 
-def judge(fixture, lines, workdir):
-    """Make the mutant and judge it.  Returns a dict: verdict is one of
-    refused, trimmed, unsafe, crashed, fsck_failed."""
-    img, dfs_out = make_mutant(fixture, lines, workdir)
+def judge(fixture, lines, workdir, made=None):
+    """Make the mutant (unless MADE: its image and debugfs output) and
+    judge it.  Returns a dict: verdict is one of refused, trimmed,
+    unsafe, crashed, fsck_failed."""
+    img, dfs_out = made or make_mutant(fixture, lines, workdir)
     res = {"fixture": fixture, "script": lines, "debugfs": dfs_out[-4000:]}
     copy = os.path.join(workdir, "fsck.img")
-    shutil.copyfile(img, copy)
     try:
         r = subprocess.run([E2TRIM, "-n", "--list", img], capture_output=True,
                            text=True, errors="replace", timeout=120)
@@ -141,6 +141,7 @@ def judge(fixture, lines, workdir):
         return res
     plan = [tuple(map(int, l.split())) for l in out.splitlines() if l.strip()]
     res["plan_extents"] = len(plan)
+    shutil.copyfile(img, copy)	# a dry run writes nothing: same image
     try:
         f = subprocess.run(["e2fsck", "-fy", copy], env=fixtures.ENV,
                            capture_output=True, text=True, errors="replace",
@@ -159,8 +160,26 @@ def judge(fixture, lines, workdir):
         res["kept_in_plan"] = bad[:50]
         res["kept_blocks"] = sum(b - a + 1 for a, b in bad)
         res["kept_unchanged"] = unchanged(img, copy, bad, g["bs"])
+        res["lost_blocks"] = lost(img, copy, plan, bad, g["bs"], workdir)
         res["plan"] = plan[:200]
     return res
+
+
+def lost(img, repaired, plan, bad, bs, workdir):
+    """Blocks of BAD whose repaired contents differ when the plan is
+    discarded first (zeroed, as a punched loop device reads) and e2fsck
+    -fy runs after: the data the trim would really lose.  0 means e2fsck
+    writes those blocks anew anyway (a recreated resize inode, a clone of
+    a multiply-claimed block)."""
+    trimmed = os.path.join(workdir, "trim.img")
+    shutil.copyfile(img, trimmed)
+    with open(trimmed, "r+b") as f:
+        for start, length in plan:
+            f.seek(start)
+            f.write(bytes(length))
+    subprocess.run(["e2fsck", "-fy", trimmed], env=fixtures.ENV,
+                   capture_output=True, timeout=300)
+    return sum(b - a + 1 for a, b in bad) - unchanged(repaired, trimmed, bad, bs)
 
 
 def unchanged(before, after, ranges, bs):
@@ -238,10 +257,12 @@ def _work(args):
     fixture, lines, do_recount = mutant(seed, index, names)
     wd = tempfile.mkdtemp(prefix="m%d." % index, dir=SCRATCH)
     try:
+        made = make_mutant(fixture, lines, wd)
         if do_recount:	# keep the superblock's totals agreeing too
-            img, _ = make_mutant(fixture, lines, wd)
-            lines = lines + recount(img, G[fixture])
-        res = judge(fixture, lines, wd)
+            more = recount(made[0], G[fixture])
+            lines = lines + more
+            made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
+        res = judge(fixture, lines, wd, made)
         if res["verdict"] in ("unsafe", "crashed"):
             res["case_dir"] = save_case(cases, "%s-s%d-%d" % (fixture, seed, index),
                                         res, {"seed": seed, "index": index})
@@ -285,7 +306,7 @@ def cmd_run(a):
     os.makedirs(a.cases, exist_ok=True)
     t0 = time.time()
     counts = {"tried": 0, "refused": 0, "trimmed": 0, "unsafe": 0,
-              "crashed": 0, "fsck_failed": 0}
+              "crashed": 0, "fsck_failed": 0, "unsafe_data_lost": 0}
     by_rc, by_fix, classes = {}, {}, {}
     jobs = [(a.seed, i, names, a.cases) for i in range(a.mutants)]
     with multiprocessing.Pool(a.jobs) as pool:
@@ -293,12 +314,13 @@ def cmd_run(a):
             v = res["verdict"]
             counts["tried"] += 1
             counts[v] += 1
+            counts["unsafe_data_lost"] += bool(res.get("lost_blocks"))
             if v == "refused":
                 by_rc[res["e2trim_rc"]] = by_rc.get(res["e2trim_rc"], 0) + 1
             f = by_fix.setdefault(res["fixture"], {})
             f[v] = f.get(v, 0) + 1
             if v in ("unsafe", "crashed"):
-                key = v + ":" + res["ops"]
+                key = v + ("-data-lost" if res.get("lost_blocks") else "") + ":" + res["ops"]
                 classes.setdefault(key, []).append(res["case_dir"])
                 print("%s: %s (%s)" % (v.upper(), res["case_dir"], key),
                       file=sys.stderr, flush=True)
@@ -317,10 +339,11 @@ def cmd_run(a):
             for key, ds in sorted(minimized.items()):
                 print("minimal class %s: %d cases, e.g. %s/min.dfs" % (
                     key, len(ds), ds[0]))
-    print("mutants tried %d: refused %d, trimmed %d, unsafe %d, crashed %d, "
-          "fsck failed %d (seed %d, %.0f s, %.2f s/mutant/job)" % (
+    print("mutants tried %d: refused %d, trimmed %d, unsafe %d (data lost in %d), "
+          "crashed %d, fsck failed %d (seed %d, %.0f s, %.2f s/mutant/job)" % (
               counts["tried"], counts["refused"], counts["trimmed"],
-              counts["unsafe"], counts["crashed"], counts["fsck_failed"],
+              counts["unsafe"], counts["unsafe_data_lost"], counts["crashed"],
+              counts["fsck_failed"],
               a.seed, secs, secs * a.jobs / max(1, counts["tried"])))
     print("refused by exit code: " + ", ".join(
         "%d: %d" % kv for kv in sorted(by_rc.items())))
@@ -339,8 +362,9 @@ def _print_verdict(res):
     print("verdict: %s (e2trim exit %s, e2fsck exit %s)" % (
         res["verdict"], res["e2trim_rc"], res.get("fsck_rc", "-")))
     if res["verdict"] == "unsafe":
-        print("blocks of the plan in use after e2fsck -fy: %d, in %s" % (
-            res["kept_blocks"], res["kept_in_plan"][:10]))
+        print("blocks of the plan in use after e2fsck -fy: %d, in %s; "
+              "their data lost by trimming first: %d blocks" % (
+                  res["kept_blocks"], res["kept_in_plan"][:10], res["lost_blocks"]))
         print("e2fsck -fy said:\n" + res["fsck_out"])
 
 
