@@ -263,7 +263,7 @@ def _work(args):
             lines = lines + more
             made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
         res = judge(fixture, lines, wd, made)
-        if res["verdict"] in ("unsafe", "crashed"):
+        if res["verdict"] in ("unsafe", "crashed", "fsck_failed"):
             res["case_dir"] = save_case(cases, "%s-s%d-%d" % (fixture, seed, index),
                                         res, {"seed": seed, "index": index})
             res["ops"] = _ops(lines)
@@ -319,7 +319,7 @@ def cmd_run(a):
                 by_rc[res["e2trim_rc"]] = by_rc.get(res["e2trim_rc"], 0) + 1
             f = by_fix.setdefault(res["fixture"], {})
             f[v] = f.get(v, 0) + 1
-            if v in ("unsafe", "crashed"):
+            if v in ("unsafe", "crashed", "fsck_failed"):
                 key = v + ("-data-lost" if res.get("lost_blocks") else "") + ":" + res["ops"]
                 classes.setdefault(key, []).append(res["case_dir"])
                 print("%s: %s (%s)" % (v.upper(), res["case_dir"], key),
@@ -328,17 +328,31 @@ def cmd_run(a):
                 print("... %d mutants, %d unsafe, %.0f s" % (
                     counts["tried"], counts["unsafe"], time.time() - t0),
                     file=sys.stderr, flush=True)
+            if a.progress and counts["tried"] % a.progress == 0 and a.summary:
+                _summary(a, counts, by_rc, by_fix, classes, time.time() - t0)
         secs = time.time() - t0
-        if not a.no_minimize:
-            # the first few cases of each kind, cut down to what still fails
-            todo = [d for k, ds in classes.items() if k.startswith("unsafe")
-                    for d in ds[:a.minimize]]
-            minimized = {}
-            for d, key in pool.imap_unordered(_minimize_case, todo):
-                minimized.setdefault(key, []).append(d)
-            for key, ds in sorted(minimized.items()):
-                print("minimal class %s: %d cases, e.g. %s/min.dfs" % (
-                    key, len(ds), ds[0]))
+        report(a, names, counts, by_rc, by_fix, classes, secs)
+        if a.no_minimize:
+            return 1 if counts["unsafe"] or counts["crashed"] else 0
+        # one case of each kind, the shortest scripts first, cut down to
+        # what still fails
+        todo = sorted((os.path.getsize(os.path.join(ds[0], "script.dfs")), ds[0])
+                      for k, ds in classes.items() if k.startswith("unsafe"))
+        minimized = {}
+        for d, key in pool.imap_unordered(_minimize_case, [d for _, d in todo[:a.minimize]]):
+            minimized.setdefault(key, []).append(d)
+        for key, ds in sorted(minimized.items()):
+            print("minimal class %s: %d cases, e.g. %s/min.dfs" % (key, len(ds), ds[0]))
+    return 1 if counts["unsafe"] or counts["crashed"] else 0
+
+
+def _summary(a, counts, by_rc, by_fix, classes, secs):
+    with open(a.summary, "w") as f:
+        json.dump({"counts": counts, "by_rc": by_rc, "by_fixture": by_fix,
+                   "classes": classes, "seconds": secs}, f, indent=1)
+
+
+def report(a, names, counts, by_rc, by_fix, classes, secs):
     print("mutants tried %d: refused %d, trimmed %d, unsafe %d (data lost in %d), "
           "crashed %d, fsck failed %d (seed %d, %.0f s, %.2f s/mutant/job)" % (
               counts["tried"], counts["refused"], counts["trimmed"],
@@ -351,11 +365,9 @@ def cmd_run(a):
         print("  %-18s %s" % (n, ", ".join("%s %d" % kv for kv in sorted(by_fix.get(n, {}).items()))))
     for key, dirs in sorted(classes.items()):
         print("class %s: %d, e.g. %s" % (key, len(dirs), dirs[0]))
+    sys.stdout.flush()
     if a.summary:
-        with open(a.summary, "w") as f:
-            json.dump({"counts": counts, "by_rc": by_rc, "by_fixture": by_fix,
-                       "classes": classes, "seconds": secs}, f, indent=1)
-    return 1 if counts["unsafe"] or counts["crashed"] else 0
+        _summary(a, counts, by_rc, by_fix, classes, secs)
 
 
 def _print_verdict(res):
@@ -418,8 +430,8 @@ def main():
     r.add_argument("--fixtures")
     r.add_argument("--cases", default="mutate-cases")
     r.add_argument("--no-minimize", action="store_true")
-    r.add_argument("--minimize", type=int, default=3,
-                   help="cases of each kind to minimize (default 3)")
+    r.add_argument("--minimize", type=int, default=40,
+                   help="kinds of unsafe case to minimize, one case each (40)")
     r.add_argument("--progress", type=int, default=0)
     r.add_argument("--summary")
     r.set_defaults(func=cmd_run)

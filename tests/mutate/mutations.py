@@ -218,6 +218,18 @@ def op_freeb_owner(rng, g):
     return "freeb_owner", free_blocks(rng, g, _pick_owner(rng, g))
 
 
+def op_free_ea_block(rng, g):
+    """Free the extended-attribute block an inode names (file_acl)."""
+    eas = [d for d in g["inos"] if d.get("acl")]
+    if not eas:
+        return op_freeb_owner(rng, g)
+    d = rng.choice(eas)
+    out = ["freeb %d" % d["acl"]]
+    if rng.random() < 0.5:
+        out = hide_flags(rng, g, d) + out
+    return "free_ea_block", out
+
+
 def op_freei(rng, g):
     return "freei", ["freei <%d>" % _rand_ino(rng, g)]
 
@@ -309,6 +321,7 @@ def op_journal(rng, g):
 
 
 OPS = [(op_hide_and_free, 60), (op_freeb, 6), (op_freeb_owner, 6), (op_freei, 3),
+       (op_free_ea_block, 2),
        (op_setb, 1), (op_clri, 2), (op_set_bg, 6), (op_ssv, 4), (op_sif, 6),
        (op_resurrect, 4), (op_unlink, 2), (op_journal, 3)]
 
