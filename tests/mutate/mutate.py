@@ -160,17 +160,31 @@ def judge(fixture, lines, workdir, made=None):
         res["kept_in_plan"] = bad[:50]
         res["kept_blocks"] = sum(b - a + 1 for a, b in bad)
         res["kept_unchanged"] = unchanged(img, copy, bad, g["bs"])
-        res["lost_blocks"] = lost(img, copy, plan, bad, g["bs"], workdir)
+        res["lost_blocks"] = lost(img, copy, plan, bad, g, workdir)
         res["plan"] = plan[:200]
+        if not res["lost_blocks"]:
+            res["verdict"] = "realloc"
     return res
 
 
-def lost(img, repaired, plan, bad, bs, workdir):
+def lost(img, repaired, plan, bad, g, workdir):
     """Blocks of BAD whose repaired contents differ when the plan is
     discarded first (zeroed, as a punched loop device reads) and e2fsck
-    -fy runs after: the data the trim would really lose.  0 means e2fsck
-    writes those blocks anew anyway (a recreated resize inode, a clone of
-    a multiply-claimed block)."""
+    -fy runs after: the data the trim would really lose.  Blocks that were
+    free in the clean fixture and that the mutation did not write never
+    held data: e2fsck took them during the repair (a new journal, a
+    recreated resize inode or root, a copy of a multiply-claimed block)."""
+    bs = g["bs"]
+    held = []
+    with open(img, "rb") as m, open(g["path"], "rb") as fx:
+        for lo, hi in bad:
+            for blk in range(lo, hi + 1):
+                m.seek(blk * bs)
+                fx.seek(blk * bs)
+                if not _in(g["free"], blk) or m.read(bs) != fx.read(bs):
+                    held.append((blk, blk))
+    if not held:
+        return 0
     trimmed = os.path.join(workdir, "trim.img")
     shutil.copyfile(img, trimmed)
     with open(trimmed, "r+b") as f:
@@ -179,7 +193,14 @@ def lost(img, repaired, plan, bad, bs, workdir):
             f.write(bytes(length))
     subprocess.run(["e2fsck", "-fy", trimmed], env=fixtures.ENV,
                    capture_output=True, timeout=300)
-    return sum(b - a + 1 for a, b in bad) - unchanged(repaired, trimmed, bad, bs)
+    return len(held) - unchanged(repaired, trimmed, held, bs)
+
+
+def _in(ranges, blk):
+    for a, b in ranges:
+        if a <= blk <= b:
+            return True
+    return False
 
 
 def unchanged(before, after, ranges, bs):
@@ -263,7 +284,7 @@ def _work(args):
             lines = lines + more
             made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
         res = judge(fixture, lines, wd, made)
-        if res["verdict"] in ("unsafe", "crashed", "fsck_failed"):
+        if res["verdict"] in ("unsafe", "crashed", "fsck_failed", "realloc"):
             res["case_dir"] = save_case(cases, "%s-s%d-%d" % (fixture, seed, index),
                                         res, {"seed": seed, "index": index})
             res["ops"] = _ops(lines)
@@ -298,6 +319,7 @@ def setup(names, cache):
         p = fixtures.prepare(n, cache)
         G[n] = fixtures.describe(p)
         G[n]["path"] = p
+        G[n]["free"] = free_ranges(p, G[n]["ratio"])
 
 
 def cmd_run(a):
@@ -306,7 +328,7 @@ def cmd_run(a):
     os.makedirs(a.cases, exist_ok=True)
     t0 = time.time()
     counts = {"tried": 0, "refused": 0, "trimmed": 0, "unsafe": 0,
-              "crashed": 0, "fsck_failed": 0, "unsafe_data_lost": 0}
+              "realloc": 0, "crashed": 0, "fsck_failed": 0}
     by_rc, by_fix, classes = {}, {}, {}
     jobs = [(a.seed, i, names, a.cases) for i in range(a.mutants)]
     with multiprocessing.Pool(a.jobs) as pool:
@@ -314,13 +336,12 @@ def cmd_run(a):
             v = res["verdict"]
             counts["tried"] += 1
             counts[v] += 1
-            counts["unsafe_data_lost"] += bool(res.get("lost_blocks"))
             if v == "refused":
                 by_rc[res["e2trim_rc"]] = by_rc.get(res["e2trim_rc"], 0) + 1
             f = by_fix.setdefault(res["fixture"], {})
             f[v] = f.get(v, 0) + 1
-            if v in ("unsafe", "crashed", "fsck_failed"):
-                key = v + ("-data-lost" if res.get("lost_blocks") else "") + ":" + res["ops"]
+            if v in ("unsafe", "crashed", "fsck_failed", "realloc"):
+                key = v + ":" + res["ops"]
                 classes.setdefault(key, []).append(res["case_dir"])
                 print("%s: %s (%s)" % (v.upper(), res["case_dir"], key),
                       file=sys.stderr, flush=True)
@@ -353,10 +374,10 @@ def _summary(a, counts, by_rc, by_fix, classes, secs):
 
 
 def report(a, names, counts, by_rc, by_fix, classes, secs):
-    print("mutants tried %d: refused %d, trimmed %d, unsafe %d (data lost in %d), "
-          "crashed %d, fsck failed %d (seed %d, %.0f s, %.2f s/mutant/job)" % (
+    print("mutants tried %d: refused %d, trimmed %d, unsafe %d, "
+          "crashed %d (realloc %d, fsck failed %d; seed %d, %.0f s, %.2f s/mutant/job)" % (
               counts["tried"], counts["refused"], counts["trimmed"],
-              counts["unsafe"], counts["unsafe_data_lost"], counts["crashed"],
+              counts["unsafe"], counts["crashed"], counts["realloc"],
               counts["fsck_failed"],
               a.seed, secs, secs * a.jobs / max(1, counts["tried"])))
     print("refused by exit code: " + ", ".join(
@@ -373,7 +394,7 @@ def report(a, names, counts, by_rc, by_fix, classes, secs):
 def _print_verdict(res):
     print("verdict: %s (e2trim exit %s, e2fsck exit %s)" % (
         res["verdict"], res["e2trim_rc"], res.get("fsck_rc", "-")))
-    if res["verdict"] == "unsafe":
+    if res["verdict"] in ("unsafe", "realloc"):
         print("blocks of the plan in use after e2fsck -fy: %d, in %s; "
               "their data lost by trimming first: %d blocks" % (
                   res["kept_blocks"], res["kept_in_plan"][:10], res["lost_blocks"]))
@@ -399,6 +420,17 @@ def cmd_replay(a):
         finally:
             shutil.rmtree(wd, ignore_errors=True)
     return 1 if worst else 0
+
+
+def cmd_minimize(a):
+    for d in a.cases:
+        with open(os.path.join(d, "case.json")) as f:
+            setup([json.load(f)["fixture"]], CACHE)
+        d, key = _minimize_case(d)
+        print("%s: %s" % (d, key))
+        with open(os.path.join(d, "min.dfs")) as f:
+            print(f.read(), end="")
+    return 0
 
 
 def cmd_check(a):
@@ -439,6 +471,9 @@ def main():
     r.add_argument("--full", action="store_true", help="script.dfs, not min.dfs")
     r.add_argument("cases", nargs="+")
     r.set_defaults(func=cmd_replay)
+    r = sub.add_parser("minimize", help="write min.dfs into saved cases")
+    r.add_argument("cases", nargs="+")
+    r.set_defaults(func=cmd_minimize)
     r = sub.add_parser("check")
     r.add_argument("fixture")
     r.add_argument("script")
