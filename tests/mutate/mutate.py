@@ -4,19 +4,31 @@
 each mutant judged by the invariant
 
     e2trim -n --list refuses (exit != 0), or every block of its plan is
-    free after `e2fsck -fy` repairs a copy of the same mutant.
+    free after `e2fsck -fy` repairs the same mutant.
 
   mutate.py run [-n MUTANTS] [--seed S] [-j JOBS] [--fixtures a,b]
-                [--cases DIR] [--no-minimize]
-  mutate.py replay CASEDIR...        run saved cases again (exit 1: unsafe)
-  mutate.py check FIXTURE SCRIPT     one mutant from a script of your own
+                [--cases DIR] [--minimize N | --no-minimize]
+  mutate.py replay [--full] CASEDIR...  run saved cases again (exit 1: unsafe)
+  mutate.py minimize CASEDIR...         write min.dfs into saved cases
+  mutate.py check FIXTURE SCRIPT        one mutant from a script of your own
+
+Verdicts: refused (e2trim exit != 0), trimmed (every planned block free
+after repair), unsafe (a planned block is in use after repair and held
+data: repairing after the trim gives other contents than repairing
+without it), realloc (planned blocks in use after repair that never held
+data: e2fsck took them from the free space while repairing, e.g. a new
+journal or a recreated resize inode; nothing is lost), crashed (e2trim
+killed by a signal or hung), fsck_failed (e2fsck -fy itself failed: no
+oracle).
 
 E2TRIM names the binary (default build/e2trim).  Mutant I of seed S is
-always the same fixture and the same script.  Each unsafe mutant is saved
-as CASES/<fixture>-s<S>-<I>/ holding case.json (fixture, seed, index),
-script.dfs (the debugfs script that makes it from the fixture),
-min.dfs (the shortest script found that is still unsafe), and what e2trim
-planned and e2fsck said; `mutate.py replay CASEDIR` runs it again."""
+always the same fixture and script, for one version of mutations.py.
+Every unsafe, realloc, crashed or fsck_failed mutant is saved as
+CASES/<fixture>-s<S>-<I>/: case.json (fixture, seed, index, verdict,
+what e2trim planned, what e2fsck said), script.dfs (the debugfs script
+that makes it from the fixture), and for the first case of each kind
+min.dfs (the shortest script still unsafe).  `mutate.py replay CASEDIR`
+runs min.dfs (or with --full script.dfs) again."""
 
 import argparse
 import json
