@@ -14,10 +14,10 @@ each mutant judged by the invariant
 
 Verdicts: refused (e2trim exit != 0), trimmed (every planned block free
 after repair), unsafe (a planned block is in use after repair and held
-data: repairing after the trim gives other contents than repairing
-without it), realloc (planned blocks in use after repair that never held
-data: e2fsck took them from the free space while repairing, e.g. a new
-journal or a recreated resize inode; nothing is lost), crashed (e2trim
+data: repairing after the trim, simulated by zeroing the plan, gives
+other contents than repairing without it), realloc (planned blocks in use
+after repair, but nothing lost: e2fsck took or rebuilt them while
+repairing, e.g. a new journal, resize inode or lost+found), crashed (e2trim
 killed by a signal or hung), fsck_failed (e2fsck -fy itself failed: no
 oracle).
 
