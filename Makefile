@@ -7,6 +7,9 @@
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard (not a test)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) long
+#   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
+#                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
+#                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC ?= cc
@@ -26,8 +29,9 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 # Debian packages the build and the tests need; `make deps` installs them.
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
-	   util-linux fdisk shellcheck groff-base busybox
-DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox
+	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils
+DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
+	    python3 xz
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -85,8 +89,8 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_partition
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \
-	uninstall clean images
+.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \
+	install uninstall clean images
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
 
@@ -206,6 +210,17 @@ fuzz: deps
 	@$(MAKE) --no-print-directory $(FB)/fuzz_open_plan
 	@bash tests/fuzz/run.sh $(FB)/fuzz_open_plan $(FUZZ_SECONDS)
 
+# Not part of `make check` (tests/e2e/t_mutate_smoke.sh runs a few hundred).
+MUTANTS ?= 10000
+SEED ?= 1
+JOBS ?= $(shell nproc)
+MUTATE_CASES ?= mutate-cases
+E2TRIM ?= $(CURDIR)/$(BIN)
+mutate: deps
+	@$(MAKE) --no-print-directory all
+	@E2TRIM=$(E2TRIM) python3 tests/mutate/mutate.py run -n $(MUTANTS) \
+		--seed $(SEED) -j $(JOBS) --cases $(MUTATE_CASES) --progress 1000
+
 # Everything `make install` puts in place, and `make uninstall` removes.
 INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
 	    $(INCLUDEDIR)/e2trim.h $(INCLUDEDIR)/e2trim_err.h \
@@ -249,4 +264,4 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/pkgconfig 2>/dev/null || true
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz mutate-cases

@@ -1,0 +1,512 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""e2trim's mutation campaign: random debugfs edits of clean fixtures,
+each mutant judged by the invariant
+
+    e2trim -n --list refuses (exit != 0), or every block of its plan is
+    free after `e2fsck -fy` repairs the same mutant.
+
+  mutate.py run [-n MUTANTS] [--seed S] [-j JOBS] [--fixtures a,b]
+                [--cases DIR] [--minimize N | --no-minimize]
+  mutate.py replay [--full] CASEDIR...  run saved cases again (exit 1: unsafe)
+  mutate.py minimize CASEDIR...         write min.dfs into saved cases
+  mutate.py check FIXTURE SCRIPT        one mutant from a script of your own
+
+Verdicts: refused (e2trim exit != 0), trimmed (every planned block free
+after repair), unsafe (a planned block is in use after repair and held
+data: repairing after the trim, simulated by zeroing the plan, gives
+other contents than repairing without it), realloc (planned blocks in use
+after repair, but nothing lost: e2fsck took or rebuilt them while
+repairing, e.g. a new journal, resize inode or lost+found), crashed (e2trim
+killed by a signal or hung), fsck_failed (e2fsck -fy itself failed: no
+oracle).
+
+E2TRIM names the binary (default build/e2trim).  Mutant I of seed S is
+always the same fixture and script, for one version of mutations.py.
+Every unsafe, realloc, crashed or fsck_failed mutant is saved as
+CASES/<fixture>-s<S>-<I>/: case.json (fixture, seed, index, verdict,
+what e2trim planned, what e2fsck said), script.dfs (the debugfs script
+that makes it from the fixture), and for the first case of each kind
+min.dfs (the shortest script still unsafe).  `mutate.py replay CASEDIR`
+runs min.dfs (or with --full script.dfs) again."""
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import fixtures
+import mutations
+
+E2TRIM = os.environ.get("E2TRIM", os.path.join(fixtures.TOP, "build", "e2trim"))
+G = {}		# fixture name -> description, shared with the workers by fork
+
+
+def _fixture_path(name):
+    return G[name]["path"]
+
+
+def write_jdata(img, lines, workdir):
+    """jw -b LIST jdata.bin journals the fixture's own blocks in LIST."""
+    bs = None
+    for line in lines:
+        m = re.match(r"jw -b ([\d,]+) (\S+)", line)
+        if not m:
+            continue
+        if bs is None:
+            bs = G[img]["bs"]
+        with open(_fixture_path(img), "rb") as src, \
+                open(os.path.join(workdir, m.group(2)), "wb") as dst:
+            for b in m.group(1).split(","):
+                src.seek(int(b) * bs)
+                dst.write(src.read(bs))
+
+
+def recount(img, g):
+    """ssv lines that make the superblock's free counts the sum of the
+    groups' (on bigalloc the groups count clusters, the superblock blocks)."""
+    out = fixtures.run(["dumpe2fs", img]).stdout
+    fb = sum(int(x) for x in re.findall(r"^  (\d+) free (?:blocks|clusters),", out, re.M))
+    fi = sum(int(x) for x in re.findall(r" (\d+) free inodes,", out, re.M))
+    return ["# op recount", "ssv free_blocks_count %d" % (fb * g["ratio"]),
+            "ssv free_inodes_count %d" % fi]
+
+
+def make_mutant(fixture, lines, workdir):
+    img = os.path.join(workdir, "mut.img")
+    shutil.copyfile(_fixture_path(fixture), img)
+    write_jdata(fixture, lines, workdir)
+    path = os.path.join(workdir, "script.dfs")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    r = subprocess.run(["debugfs", "-w", "-f", path, img], cwd=workdir,
+                       env=fixtures.ENV, capture_output=True, text=True,
+                       errors="replace", timeout=60)
+    return img, r.stdout + r.stderr
+
+
+def free_ranges(img, ratio):
+    """Free block ranges [a, b] after repair, from dumpe2fs."""
+    out = fixtures.run(["dumpe2fs", img]).stdout
+    ranges = []
+    for line in re.findall(r"^  Free blocks: (.*)$", out, re.M):
+        for r in line.split(","):
+            r = r.strip()
+            if not r:
+                continue
+            a, _, b = r.partition("-")
+            a = int(a)
+            b = int(b) if b else a
+            # bigalloc: dumpe2fs names each free cluster by its first block
+            ranges.append((a, b + ratio - 1))
+    ranges.sort()
+    return ranges
+
+
+def used_in_plan(plan, free, bs):
+    """Block ranges of PLAN (byte extents) that FREE does not cover."""
+    bad = []
+    for start, length in plan:
+        lo, hi = start // bs, (start + length - 1) // bs
+        cur = lo
+        for a, b in free:
+            if b < cur:
+                continue
+            if a > hi:
+                break
+            if a > cur:
+                bad.append((cur, min(a - 1, hi)))
+            cur = max(cur, b + 1)
+            if cur > hi:
+                break
+        if cur <= hi:
+            bad.append((cur, hi))
+    return bad
+
+
+def judge(fixture, lines, workdir, made=None):
+    """Make the mutant (unless MADE: its image and debugfs output) and
+    judge it.  Returns a dict: verdict is one of refused, trimmed,
+    unsafe, crashed, fsck_failed."""
+    img, dfs_out = made or make_mutant(fixture, lines, workdir)
+    res = {"fixture": fixture, "script": lines, "debugfs": dfs_out[-4000:]}
+    copy = os.path.join(workdir, "fsck.img")
+    try:
+        r = subprocess.run([E2TRIM, "-n", "--list", img], capture_output=True,
+                           text=True, errors="replace", timeout=120)
+        rc, out, err = r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired:
+        rc, out, err = -999, "", "timeout"
+    res.update(e2trim_rc=rc, e2trim_err=err[-2000:])
+    if rc < 0 or rc >= 128:
+        res["verdict"] = "crashed"
+        return res
+    if rc != 0:
+        res["verdict"] = "refused"
+        return res
+    plan = [tuple(map(int, l.split())) for l in out.splitlines() if l.strip()]
+    res["plan_extents"] = len(plan)
+    # e2fsck repairs the mutant itself: a dry run wrote nothing, and a
+    # copy of 64 MiB costs more than the rest; the unsafe ones are made
+    # again below to compare
+    os.rename(img, copy)
+    try:
+        f = subprocess.run(["e2fsck", "-fy", copy], env=fixtures.ENV,
+                           capture_output=True, text=True, errors="replace",
+                           timeout=300)
+        frc, fout = f.returncode, f.stdout + f.stderr
+    except subprocess.TimeoutExpired:
+        frc, fout = -999, "timeout"
+    res.update(fsck_rc=frc, fsck_out=fout[-6000:])
+    if frc < 0 or frc & 8:
+        res["verdict"] = "fsck_failed"
+        return res
+    g = G[fixture]
+    bad = used_in_plan(plan, free_ranges(copy, g["ratio"]), g["bs"])
+    res["verdict"] = "unsafe" if bad else "trimmed"
+    if bad:
+        img, _ = make_mutant(fixture, lines, workdir)
+        res["kept_in_plan"] = bad[:50]
+        res["kept_blocks"] = sum(b - a + 1 for a, b in bad)
+        res["kept_unchanged"] = unchanged(img, copy, bad, g["bs"])
+        res["lost_blocks"] = lost(img, copy, plan, bad, g, workdir)
+        res["plan"] = plan[:200]
+        if not res["lost_blocks"]:
+            res["verdict"] = "realloc"
+    return res
+
+
+def lost(img, repaired, plan, bad, g, workdir):
+    """Blocks of BAD whose repaired contents differ when the plan is
+    discarded first (zeroed, as a punched loop device reads) and e2fsck
+    -fy runs after: the data the trim would really lose.  Blocks that were
+    free in the clean fixture and that the mutation did not write never
+    held data: e2fsck took them during the repair (a new journal, a
+    recreated resize inode or root, a copy of a multiply-claimed block)."""
+    bs = g["bs"]
+    held = []
+    with open(img, "rb") as m, open(g["path"], "rb") as fx:
+        for lo, hi in bad:
+            for blk in range(lo, hi + 1):
+                m.seek(blk * bs)
+                fx.seek(blk * bs)
+                if not _in(g["free"], blk) or m.read(bs) != fx.read(bs):
+                    held.append((blk, blk))
+    if not held:
+        return 0
+    trimmed = os.path.join(workdir, "trim.img")
+    shutil.copyfile(img, trimmed)
+    with open(trimmed, "r+b") as f:
+        for start, length in plan:
+            f.seek(start)
+            f.write(bytes(length))
+    subprocess.run(["e2fsck", "-fy", trimmed], env=fixtures.ENV,
+                   capture_output=True, timeout=300)
+    return len(held) - unchanged(repaired, trimmed, held, bs)
+
+
+def _in(ranges, blk):
+    for a, b in ranges:
+        if a <= blk <= b:
+            return True
+    return False
+
+
+def unchanged(before, after, ranges, bs):
+    """How many of RANGES e2fsck left byte for byte as they were: those
+    held data that trimming would have lost.  A block e2fsck wrote anew
+    (a recreated resize inode, say) loses nothing when trimmed first."""
+    n = 0
+    with open(before, "rb") as a, open(after, "rb") as b:
+        for lo, hi in ranges:
+            for blk in range(lo, hi + 1):
+                a.seek(blk * bs)
+                b.seek(blk * bs)
+                n += a.read(bs) == b.read(bs)
+    return n
+
+
+def mutant(seed, index, names):
+    """Fixture and script of mutant INDEX of SEED (always the same)."""
+    rng = random.Random("%d-%d" % (seed, index))
+    fixture = names[index % len(names)]
+    lines = mutations.generate(rng, G[fixture])
+    return fixture, lines, rng.random() < 0.7
+
+
+def minimize(fixture, lines, workdir):
+    """Drop whole operations, then single lines, while still unsafe."""
+    def unsafe(ls):
+        return judge(fixture, ls, workdir)["verdict"] == "unsafe"
+    ops, cur = [], []
+    for line in lines:
+        if line.startswith("# op ") and cur:
+            ops.append(cur)
+            cur = []
+        cur.append(line)
+    if cur:
+        ops.append(cur)
+    i = 0
+    while len(ops) > 1 and i < len(ops):
+        trial = ops[:i] + ops[i + 1:]
+        if unsafe(sum(trial, [])):
+            ops = trial
+        else:
+            i += 1
+    best = sum(ops, [])
+    i = 0
+    while i < len(best):
+        if best[i].startswith("#"):
+            i += 1
+            continue
+        trial = best[:i] + best[i + 1:]
+        if unsafe(trial):
+            best = trial
+        else:
+            i += 1
+    return best
+
+
+def save_case(cases, name, res, extra):
+    d = os.path.join(cases, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "script.dfs"), "w") as f:
+        f.write("\n".join(res["script"]) + "\n")
+    if extra.get("min"):
+        with open(os.path.join(d, "min.dfs"), "w") as f:
+            f.write("\n".join(extra["min"]) + "\n")
+    case = {k: v for k, v in res.items() if k not in ("script",)}
+    case.update({k: v for k, v in extra.items() if k != "min"})
+    with open(os.path.join(d, "case.json"), "w") as f:
+        json.dump(case, f, indent=1)
+    return d
+
+
+def _work(args):
+    seed, index, names, cases = args
+    fixture, lines, do_recount = mutant(seed, index, names)
+    wd = tempfile.mkdtemp(prefix="m%d." % index, dir=SCRATCH)
+    try:
+        made = make_mutant(fixture, lines, wd)
+        if do_recount:	# keep the superblock's totals agreeing too
+            more = recount(made[0], G[fixture])
+            lines = lines + more
+            made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
+        res = judge(fixture, lines, wd, made)
+        if res["verdict"] in ("unsafe", "crashed", "fsck_failed", "realloc"):
+            res["case_dir"] = save_case(cases, "%s-s%d-%d" % (fixture, seed, index),
+                                        res, {"seed": seed, "index": index})
+            res["ops"] = _ops(lines)
+        return index, res
+    finally:
+        shutil.rmtree(wd, ignore_errors=True)
+
+
+def _ops(lines):
+    return "+".join(sorted({l[5:] for l in lines if l.startswith("# op ")
+                            and l != "# op recount"}))
+
+
+def _minimize_case(d):
+    """Write min.dfs into case directory D; its class: the ops left."""
+    with open(os.path.join(d, "case.json")) as f:
+        case = json.load(f)
+    with open(os.path.join(d, "script.dfs")) as f:
+        lines = f.read().splitlines()
+    wd = tempfile.mkdtemp(prefix="min.", dir=SCRATCH)
+    try:
+        best = minimize(case["fixture"], lines, wd)
+    finally:
+        shutil.rmtree(wd, ignore_errors=True)
+    with open(os.path.join(d, "min.dfs"), "w") as f:
+        f.write("\n".join(best) + "\n")
+    return d, _ops(best) or "recount"
+
+
+def setup(names, cache):
+    for n in names:
+        p = fixtures.prepare(n, cache)
+        G[n] = fixtures.describe(p)
+        G[n]["path"] = p
+        G[n]["free"] = free_ranges(p, G[n]["ratio"])
+
+
+def cmd_run(a):
+    names = a.fixtures.split(",") if a.fixtures else fixtures.FIXTURES
+    setup(names, CACHE)
+    os.makedirs(a.cases, exist_ok=True)
+    t0 = time.time()
+    counts = {"tried": 0, "refused": 0, "trimmed": 0, "unsafe": 0,
+              "realloc": 0, "crashed": 0, "fsck_failed": 0}
+    by_rc, by_fix, classes = {}, {}, {}
+    jobs = [(a.seed, i, names, a.cases) for i in range(a.mutants)]
+    with multiprocessing.Pool(a.jobs) as pool:
+        for _, res in pool.imap_unordered(_work, jobs, chunksize=4):
+            v = res["verdict"]
+            counts["tried"] += 1
+            counts[v] += 1
+            if v == "refused":
+                by_rc[res["e2trim_rc"]] = by_rc.get(res["e2trim_rc"], 0) + 1
+            f = by_fix.setdefault(res["fixture"], {})
+            f[v] = f.get(v, 0) + 1
+            if v in ("unsafe", "crashed", "fsck_failed", "realloc"):
+                key = v + ":" + res["ops"]
+                classes.setdefault(key, []).append(res["case_dir"])
+                print("%s: %s (%s)" % (v.upper(), res["case_dir"], key),
+                      file=sys.stderr, flush=True)
+            if a.progress and counts["tried"] % a.progress == 0:
+                print("... %d mutants, %d unsafe, %.0f s" % (
+                    counts["tried"], counts["unsafe"], time.time() - t0),
+                    file=sys.stderr, flush=True)
+            if a.progress and counts["tried"] % a.progress == 0 and a.summary:
+                _summary(a, counts, by_rc, by_fix, classes, time.time() - t0)
+        secs = time.time() - t0
+        report(a, names, counts, by_rc, by_fix, classes, secs)
+        if a.no_minimize:
+            return 1 if counts["unsafe"] or counts["crashed"] else 0
+        # one case of each kind, the shortest scripts first, cut down to
+        # what still fails
+        todo = sorted((os.path.getsize(os.path.join(ds[0], "script.dfs")), ds[0])
+                      for k, ds in classes.items() if k.startswith("unsafe"))
+        minimized = {}
+        for d, key in pool.imap_unordered(_minimize_case, [d for _, d in todo[:a.minimize]]):
+            minimized.setdefault(key, []).append(d)
+        for key, ds in sorted(minimized.items()):
+            print("minimal class %s: %d cases, e.g. %s/min.dfs" % (key, len(ds), ds[0]))
+    return 1 if counts["unsafe"] or counts["crashed"] else 0
+
+
+def _summary(a, counts, by_rc, by_fix, classes, secs):
+    with open(a.summary, "w") as f:
+        json.dump({"counts": counts, "by_rc": by_rc, "by_fixture": by_fix,
+                   "classes": classes, "seconds": secs}, f, indent=1)
+
+
+def report(a, names, counts, by_rc, by_fix, classes, secs):
+    print("mutants tried %d: refused %d, trimmed %d, unsafe %d, "
+          "crashed %d (realloc %d, fsck failed %d; seed %d, %.0f s, %.2f s/mutant/job)" % (
+              counts["tried"], counts["refused"], counts["trimmed"],
+              counts["unsafe"], counts["crashed"], counts["realloc"],
+              counts["fsck_failed"],
+              a.seed, secs, secs * a.jobs / max(1, counts["tried"])))
+    print("refused by exit code: " + ", ".join(
+        "%d: %d" % kv for kv in sorted(by_rc.items())))
+    for n in names:
+        print("  %-18s %s" % (n, ", ".join("%s %d" % kv for kv in sorted(by_fix.get(n, {}).items()))))
+    for key, dirs in sorted(classes.items()):
+        print("class %s: %d, e.g. %s" % (key, len(dirs), dirs[0]))
+    sys.stdout.flush()
+    if a.summary:
+        _summary(a, counts, by_rc, by_fix, classes, secs)
+
+
+def _print_verdict(res):
+    print("verdict: %s (e2trim exit %s, e2fsck exit %s)" % (
+        res["verdict"], res["e2trim_rc"], res.get("fsck_rc", "-")))
+    if res["verdict"] in ("unsafe", "realloc"):
+        print("blocks of the plan in use after e2fsck -fy: %d, in %s; "
+              "their data lost by trimming first: %d blocks" % (
+                  res["kept_blocks"], res["kept_in_plan"][:10], res["lost_blocks"]))
+        print("e2fsck -fy said:\n" + res["fsck_out"])
+
+
+def cmd_replay(a):
+    worst = 0
+    for d in a.cases:
+        with open(os.path.join(d, "case.json")) as f:
+            case = json.load(f)
+        script = os.path.join(d, "min.dfs" if not a.full and
+                              os.path.exists(os.path.join(d, "min.dfs")) else "script.dfs")
+        with open(script) as f:
+            lines = f.read().splitlines()
+        setup([case["fixture"]], CACHE)
+        wd = tempfile.mkdtemp(dir=SCRATCH)
+        try:
+            print("== %s (%s, %s)" % (d, case["fixture"], os.path.basename(script)))
+            res = judge(case["fixture"], lines, wd)
+            _print_verdict(res)
+            worst |= res["verdict"] in ("unsafe", "crashed")
+        finally:
+            shutil.rmtree(wd, ignore_errors=True)
+    return 1 if worst else 0
+
+
+def cmd_minimize(a):
+    for d in a.cases:
+        with open(os.path.join(d, "case.json")) as f:
+            setup([json.load(f)["fixture"]], CACHE)
+        d, key = _minimize_case(d)
+        print("%s: %s" % (d, key))
+        with open(os.path.join(d, "min.dfs")) as f:
+            print(f.read(), end="")
+    return 0
+
+
+def cmd_check(a):
+    with open(a.script) as f:
+        lines = f.read().splitlines()
+    setup([a.fixture], CACHE)
+    wd = tempfile.mkdtemp(dir=SCRATCH)
+    try:
+        res = judge(a.fixture, lines, wd)
+        _print_verdict(res)
+        if a.json:
+            print(json.dumps(res))
+        return 1 if res["verdict"] in ("unsafe", "crashed") else 0
+    finally:
+        shutil.rmtree(wd, ignore_errors=True)
+
+
+def main():
+    global CACHE, SCRATCH
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cache", default=os.environ.get("MUTATE_CACHE"),
+                   help="where fixtures are kept decompressed (default: scratch)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("-n", "--mutants", type=int, default=1000)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    r.add_argument("--fixtures")
+    r.add_argument("--cases", default="mutate-cases")
+    r.add_argument("--no-minimize", action="store_true")
+    r.add_argument("--minimize", type=int, default=40,
+                   help="kinds of unsafe case to minimize, one case each (40)")
+    r.add_argument("--progress", type=int, default=0)
+    r.add_argument("--summary")
+    r.set_defaults(func=cmd_run)
+    r = sub.add_parser("replay")
+    r.add_argument("--full", action="store_true", help="script.dfs, not min.dfs")
+    r.add_argument("cases", nargs="+")
+    r.set_defaults(func=cmd_replay)
+    r = sub.add_parser("minimize", help="write min.dfs into saved cases")
+    r.add_argument("cases", nargs="+")
+    r.set_defaults(func=cmd_minimize)
+    r = sub.add_parser("check")
+    r.add_argument("fixture")
+    r.add_argument("script")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_check)
+    a = p.parse_args()
+    # tmpfs when there is one: a mutant is a few copies of a small image
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    SCRATCH = tempfile.mkdtemp(prefix="e2trim-mutate.", dir=base)
+    CACHE = a.cache or os.path.join(SCRATCH, "fixtures")
+    os.makedirs(CACHE, exist_ok=True)
+    try:
+        return a.func(a)
+    finally:
+        shutil.rmtree(SCRATCH, ignore_errors=True)
+
+
+CACHE = SCRATCH = None
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,339 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Random debugfs edits of a clean fixture.
+
+generate(rng, g) returns the lines of a debugfs script: a few operations,
+each introduced by a comment line "# op NAME" (debugfs echoes comments and
+skips them), so a saved case says which kinds of edit it holds.
+
+Most weight goes to the edits that keep the filesystem looking clean:
+take an inode that owns blocks, hide it from a reader that trusts one
+field (bitmap bit, links, dtime, flags, mode, the group's unused inode
+area, the journal), then free its blocks in the block bitmap with every
+count and checksum kept consistent.  If e2trim believes the field, it
+plans the file's blocks; e2fsck looks at the content and keeps them.
+
+debugfs recomputes the checksums of what it writes: inodes (sif, clri),
+bitmaps and the descriptor counts (freeb, freei, setb), the superblock
+(ssv); not the descriptor after set_bg, hence "set_bg G checksum calc".
+"jw -b LIST jdata.bin" journals the fixture's own (unmutated) contents of
+the blocks in LIST; mutate.py writes jdata.bin from the fixture first."""
+
+EXTENTS_FL = 0x80000
+INLINE_DATA_FL = 0x10000000
+INDEX_FL = 0x1000
+HUGE_FILE_FL = 0x40000
+EA_INODE_FL = 0x200000
+FLAG_TOGGLES = [EXTENTS_FL, INLINE_DATA_FL, INDEX_FL, HUGE_FILE_FL,
+                EA_INODE_FL, EXTENTS_FL | INLINE_DATA_FL]
+MODES = [0o100644, 0o040755, 0o120777, 0o020644, 0o060644, 0o010644,
+         0o140755, 0]
+NOW = 1700000000
+
+
+def _runs(blocks):
+    """Contiguous runs (start, count) of a list of block numbers."""
+    runs = []
+    for b in sorted(set(blocks)):
+        if runs and b == runs[-1][0] + runs[-1][1]:
+            runs[-1][1] += 1
+        else:
+            runs.append([b, 1])
+    return runs
+
+
+def _owners(g, need_blocks=True):
+    return [d for d in g["inos"] if d["blocks"] or not need_blocks]
+
+
+def _pick_owner(rng, g):
+    """An inode with blocks: mostly regular files, also directories and
+    the special inodes (resize 7, journal 8)."""
+    owners = _owners(g)
+    regular = [d for d in owners if d["type"] == "regular" and d["ino"] > 8]
+    if regular and rng.random() < 0.7:
+        return rng.choice(regular)
+    return rng.choice(owners)
+
+
+def _group_of_ino(g, ino):
+    return (ino - 1) // g["ipg"]
+
+
+def _itable_block(g, ino):
+    """The block of the inode table that holds inode INO."""
+    grp = g["groups"][_group_of_ino(g, ino)]
+    isz = 256 if "extra_isize" in g["features"] else 128
+    idx = (ino - 1) % g["ipg"]
+    return grp["itable"] + idx * isz // g["bs"]
+
+
+def _bbitmap_of(g, blk):
+    per = g["bpg"]
+    grp = (blk - g["first_data"]) // per
+    return g["groups"][min(grp, len(g["groups"]) - 1)]["bbitmap"]
+
+
+def free_blocks(rng, g, d, whole=None):
+    """freeb lines for all (or a random run) of D's blocks."""
+    runs = _runs(d["blocks"])
+    if not runs:
+        return []
+    if whole is None:
+        whole = rng.random() < 0.8
+    if not whole:
+        runs = [rng.choice(runs)]
+    return ["freeb %d %d" % (s, n) for s, n in runs]
+
+
+def _bg(g, grp, field, value):
+    return ["set_bg %d %s %d" % (grp, field, value),
+            "set_bg %d checksum calc" % grp]
+
+
+# ---- hiding an inode from a reader that trusts one field -------------
+
+def hide_freei(rng, g, d):
+    return ["freei <%d>" % d["ino"]]
+
+
+def hide_links(rng, g, d):
+    out = ["sif <%d> links_count 0" % d["ino"]]
+    if rng.random() < 0.6:
+        out.append("sif <%d> dtime %d" % (d["ino"], NOW))
+    return out
+
+
+def hide_dtime(rng, g, d):
+    return ["sif <%d> dtime %d" % (d["ino"], NOW)]
+
+
+def hide_clri(rng, g, d):
+    return ["clri <%d>" % d["ino"]]
+
+
+def hide_flags(rng, g, d):
+    return ["sif <%d> flags 0x%x" % (d["ino"], d["flags"] ^ rng.choice(FLAG_TOGGLES))]
+
+
+def hide_mode(rng, g, d):
+    return ["sif <%d> mode 0%o" % (d["ino"], rng.choice(MODES))]
+
+
+def hide_iblock(rng, g, d):
+    k = rng.choice([0, 0, 1, 2, 3, 4, 5, 12, 13, 14])
+    val = rng.choice([0, 0, 1, 0xf30a, 0x0001f30a, rng.randrange(1 << 32)])
+    return ["sif <%d> block[%d] 0x%x" % (d["ino"], k, val)]
+
+
+def hide_size(rng, g, d):
+    val = rng.choice([0, 1, g["bs"], 1 << 40, rng.randrange(1 << 20)])
+    return ["sif <%d> size %d" % (d["ino"], val)]
+
+
+def hide_iblocks(rng, g, d):
+    return ["sif <%d> blocks %d" % (d["ino"], rng.choice([0, 1, 8, 1 << 30]))]
+
+
+def hide_unused_area(rng, g, d):
+    """Descriptors say the inode lies in the group's unused area."""
+    grp = _group_of_ino(g, d["ino"])
+    idx = (d["ino"] - 1) % g["ipg"]
+    out = []
+    if rng.random() < 0.7:
+        out += _bg(g, grp, "itable_unused", g["ipg"] - idx - rng.choice([0, 0, 1]))
+    if rng.random() < 0.5:
+        out += _bg(g, grp, "flags", rng.choice([1, 5]))
+    if rng.random() < 0.6:
+        out.append("freei <%d>" % d["ino"])
+    return out or _bg(g, grp, "itable_unused", g["ipg"] - idx)
+
+
+def hide_special(rng, g, d):
+    field = rng.choice(["usr_quota_inum", "grp_quota_inum", "prj_quota_inum",
+                        "last_orphan", "journal_inum", "first_ino"])
+    val = d["ino"] + 1 if field == "first_ino" else d["ino"]
+    return ["ssv %s %d" % (field, val)]
+
+
+def hide_unlink(rng, g, d):
+    return ["unlink %s" % d["path"]] if d["path"] else hide_freei(rng, g, d)
+
+
+def hide_journal(rng, g, d):
+    """A committed transaction holds the inode and bitmap as they were;
+    the live copies then say the file is gone."""
+    blks = {_itable_block(g, d["ino"])}
+    for b in d["blocks"][:1] + d["blocks"][-1:]:
+        blks.add(_bbitmap_of(g, b))
+    out = ["jo", "jw -b %s jdata.bin" % ",".join(map(str, sorted(blks))), "jc",
+           "clri <%d>" % d["ino"], "freei <%d>" % d["ino"]]
+    if rng.random() < 0.7:
+        out.append("feature -needs_recovery")
+    return out
+
+
+HIDES = [(hide_freei, 10), (hide_links, 10), (hide_dtime, 6), (hide_clri, 4),
+         (hide_flags, 14), (hide_mode, 6), (hide_iblock, 5), (hide_size, 3),
+         (hide_iblocks, 3), (hide_unused_area, 12), (hide_special, 5),
+         (hide_unlink, 5), (hide_journal, 6)]
+
+
+def _weighted(rng, table):
+    total = sum(w for _, w in table)
+    x = rng.uniform(0, total)
+    for item, w in table:
+        x -= w
+        if x <= 0:
+            return item
+    return table[-1][0]
+
+
+def op_hide_and_free(rng, g):
+    d = _pick_owner(rng, g)
+    hides = [_weighted(rng, HIDES) for _ in range(rng.choice([1, 1, 1, 2]))]
+    out, names = [], []
+    for h in hides:
+        out += h(rng, g, d)
+        names.append(h.__name__[5:])
+    if rng.random() < 0.9:
+        out += free_blocks(rng, g, d)
+    return "hide_%s" % "+".join(names), out
+
+
+# ---- edits of one structure at random ---------------------------------
+
+def _rand_block(rng, g):
+    return rng.randrange(g["first_data"], g["blocks"])
+
+
+def _rand_ino(rng, g):
+    return rng.randrange(1, min(g["inodes"], g["max_ino"] + 32) + 1)
+
+
+def op_freeb(rng, g):
+    return "freeb", ["freeb %d %d" % (_rand_block(rng, g), rng.choice([1, 1, 4, 16, 64]))]
+
+
+def op_freeb_owner(rng, g):
+    return "freeb_owner", free_blocks(rng, g, _pick_owner(rng, g))
+
+
+def op_free_ea_block(rng, g):
+    """Free the extended-attribute block an inode names (file_acl)."""
+    eas = [d for d in g["inos"] if d.get("acl")]
+    if not eas:
+        return op_freeb_owner(rng, g)
+    d = rng.choice(eas)
+    out = ["freeb %d" % d["acl"]]
+    if rng.random() < 0.5:
+        out = hide_flags(rng, g, d) + out
+    return "free_ea_block", out
+
+
+def op_freei(rng, g):
+    return "freei", ["freei <%d>" % _rand_ino(rng, g)]
+
+
+def op_setb(rng, g):
+    return "setb", ["setb %d %d" % (_rand_block(rng, g), rng.choice([1, 8]))]
+
+
+def op_clri(rng, g):
+    return "clri", ["clri <%d>" % rng.choice(g["inos"])["ino"]]
+
+
+def op_set_bg(rng, g):
+    grp = rng.randrange(len(g["groups"]))
+    field, val = rng.choice([
+        ("free_blocks_count", rng.randrange(0, g["bpg"] + 1)),
+        ("free_inodes_count", rng.randrange(0, g["ipg"] + 1)),
+        ("itable_unused", rng.randrange(0, g["ipg"] + 1)),
+        ("itable_unused", g["ipg"]),
+        ("flags", rng.randrange(0, 8)),
+        ("used_dirs_count", rng.randrange(0, 8))])
+    out = ["set_bg %d %s %d" % (grp, field, val)]
+    if rng.random() < 0.9:
+        out.append("set_bg %d checksum calc" % grp)
+    return "set_bg_" + field, out
+
+
+def op_ssv(rng, g):
+    field, val = rng.choice([
+        ("free_blocks_count", rng.randrange(0, g["blocks"])),
+        ("free_inodes_count", rng.randrange(0, g["inodes"])),
+        ("first_ino", rng.choice([1, 5, 11, 12, 16, 40])),
+        ("last_orphan", _rand_ino(rng, g)),
+        ("usr_quota_inum", _rand_ino(rng, g)),
+        ("prj_quota_inum", _rand_ino(rng, g)),
+        ("journal_inum", rng.choice([0, 7, 8, _rand_ino(rng, g)])),
+        ("r_blocks_count", rng.randrange(0, g["blocks"])),
+        ("first_data_block", rng.choice([0, 1])),
+        ("lpf_ino", _rand_ino(rng, g)),
+        ("state", rng.choice([1, 1, 0, 3]))])
+    return "ssv_" + field, ["ssv %s %d" % (field, val)]
+
+
+def op_sif(rng, g):
+    d = rng.choice(g["inos"])
+    field, val = rng.choice([
+        ("links_count", rng.choice([0, 1, 2, 65000])),
+        ("size", rng.choice([0, 1, 4096, 1 << 32, 1 << 44])),
+        ("blocks", rng.choice([0, 2, 8, 1 << 31])),
+        ("flags", d["flags"] ^ rng.choice(FLAG_TOGGLES)),
+        ("mode", rng.choice(MODES)),
+        ("dtime", rng.choice([0, NOW])),
+        ("file_acl", rng.choice([0, _rand_block(rng, g)])),
+        ("generation", rng.randrange(1 << 32)),
+        ("extra_isize", rng.choice([0, 4, 32, 200])),
+        ("block[%d]" % rng.randrange(15), rng.randrange(1 << 32))])
+    return "sif_" + field.split("[")[0], ["sif <%d> %s %d" % (d["ino"], field, val)]
+
+
+def op_resurrect(rng, g):
+    """Link a free inode (perhaps a deleted file that still maps its old
+    blocks) into a directory, with links 1 and no dtime."""
+    used = {d["ino"] for d in g["inos"]}
+    free = [i for i in range(g["first_ino"], g["max_ino"] + 8) if i not in used]
+    if not free:
+        return op_freei(rng, g)
+    ino = rng.choice(free)
+    out = ["ln <%d> /mut%d" % (ino, ino), "sif <%d> links_count 1" % ino,
+           "sif <%d> dtime 0" % ino]
+    if rng.random() < 0.5:
+        out.append("seti <%d>" % ino)
+    return "resurrect", out
+
+
+def op_unlink(rng, g):
+    d = rng.choice([d for d in g["inos"] if d["path"]])
+    return "unlink", ["unlink %s" % d["path"]]
+
+
+def op_journal(rng, g):
+    """A committed transaction of random blocks, or just the flag."""
+    if rng.random() < 0.5:
+        return "needs_recovery", ["feature %sneeds_recovery" % rng.choice(["-", ""])]
+    blk = _rand_block(rng, g)
+    out = ["jo", "jw -b %d jdata.bin" % blk, "jc"]
+    if rng.random() < 0.7:
+        out.append("feature -needs_recovery")
+    return "journal_tx", out
+
+
+OPS = [(op_hide_and_free, 60), (op_freeb, 6), (op_freeb_owner, 6), (op_freei, 3),
+       (op_free_ea_block, 2),
+       (op_setb, 1), (op_clri, 2), (op_set_bg, 6), (op_ssv, 4), (op_sif, 6),
+       (op_resurrect, 4), (op_unlink, 2), (op_journal, 3)]
+
+
+def generate(rng, g):
+    """The script of one mutant: 1 to 3 operations."""
+    lines = []
+    for _ in range(rng.choice([1, 1, 2, 2, 3])):
+        name, out = _weighted(rng, OPS)(rng, g)
+        if "has_journal" not in g["features"] and any(
+                x.split()[0] in ("jo", "jw", "jc") for x in out):
+            continue
+        lines.append("# op %s" % name)
+        lines += out
+    return lines
