@@ -113,6 +113,9 @@ struct e2trim_range {
  */
 struct e2trim_result {
 	/* the filesystem (after e2trim_open) */
+	char fs_type[8];		/* "ext2", "ext3" or "ext4", as blkid says */
+	char uuid[37];			/* "5b3c4e0a-6f1d-...", lower case */
+	char label[17];			/* s_volume_name, may be "" */
 	uint32_t block_size;		/* bytes */
 	uint32_t cluster_size;		/* bytes; block_size unless bigalloc */
 	uint64_t blocks;		/* blocks in the filesystem */

@@ -414,11 +414,43 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 	return err;
 }
 
+/*
+ * Which of ext2/3/4 it is, as libblkid names it: ext4 with any feature
+ * ext3 lacks, ext3 with a journal, else ext2.
+ */
+static const char *fs_type(const struct ext2_super_block *sb)
+{
+	if ((sb->s_feature_incompat & ~(EXT3_FEATURE_INCOMPAT_RECOVER |
+					EXT2_FEATURE_INCOMPAT_FILETYPE |
+					EXT2_FEATURE_INCOMPAT_META_BG)) ||
+	    (sb->s_feature_ro_compat & ~(EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER |
+					 EXT2_FEATURE_RO_COMPAT_LARGE_FILE)))
+		return "ext4";
+	if (sb->s_feature_compat & EXT3_FEATURE_COMPAT_HAS_JOURNAL)
+		return "ext3";
+	return "ext2";
+}
+
+static void fill_names(struct e2trim_result *r,
+		       const struct ext2_super_block *sb)
+{
+	const unsigned char *u = sb->s_uuid;
+
+	snprintf(r->fs_type, sizeof(r->fs_type), "%s", fs_type(sb));
+	snprintf(r->uuid, sizeof(r->uuid), "%02x%02x%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+		 u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
+	snprintf(r->label, sizeof(r->label), "%.*s",
+		 (int)sizeof(sb->s_volume_name), sb->s_volume_name);
+}
+
 /* What the result says of the filesystem, once it is open. */
 static void fill_geometry(struct e2trim *t)
 {
 	struct e2trim_result *r = &t->res;
 
+	fill_names(r, t->fs->super);
 	bitmap_geometry(t->fs, &t->geo);
 	r->block_size = t->geo.block_size;
 	r->cluster_size = t->geo.block_size * t->geo.cluster_ratio;
