@@ -37,6 +37,9 @@ static const char *const damage_text[] = {
 		"immutable or append-only flags",
 	[DMG_REALLY_DIR] =
 		"device, fifo or socket whose first block is a directory block",
+	[DMG_UNKNOWN_TYPE] =
+		"its mode names no file type (e2fsck may find a directory "
+		"in it)",
 	[DMG_BAD_INODE_FIELDS] =
 		"bad blocks inode has a mode, owner, links, flags or xattr block",
 	[DMG_JOURNAL_MODE] = "journal inode is not a regular file",
@@ -191,6 +194,24 @@ static int looks_like_lost_dir(struct verify *v, ext2_ino_t ino,
 	       de->name[1] == '.';
 }
 
+/*
+ * check_is_really_dir() looks at every inode whose mode is not a
+ * directory, regular file or symlink: a mode with no file type at all
+ * (0, say) too, through the extent tree or the inline data where the flags
+ * say so, and may turn it back into a directory with its blocks; failing
+ * that, pass 2 asks to clear the inode.  e2trim sees no blocks in such an
+ * inode, so it refuses rather than follow either answer.  Reserved and
+ * quota inodes have rules of their own.
+ */
+static enum inode_damage unknown_type_rule(const struct ext2_super_block *sb,
+					   ext2_ino_t ino, __u16 mode)
+{
+	if (LINUX_S_ISREG(mode) || LINUX_S_ISDIR(mode) || LINUX_S_ISLNK(mode) ||
+	    verify_special_inode(sb, ino))
+		return DMG_NONE;
+	return DMG_UNKNOWN_TYPE;
+}
+
 /* Flags against content: the questions e2fsck asks before it walks. */
 static enum inode_damage flag_rule(struct verify *v, ext2_ino_t ino,
 				   const struct ext2_inode *inode)
@@ -215,7 +236,7 @@ static enum inode_damage flag_rule(struct verify *v, ext2_ino_t ino,
 	    !ext2fs_inode_has_valid_blocks2(v->fs, (struct ext2_inode *)inode))
 		return DMG_FAST_SYMLINK_EXTENTS;
 	if (!is_special_file(mode))
-		return DMG_NONE;
+		return unknown_type_rule(sb, ino, mode);
 	if (flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL | EXT2_INDEX_FL |
 		     EXT2_IMMUTABLE_FL | EXT2_APPEND_FL))
 		return DMG_SPECIAL_FLAGS;
