@@ -52,6 +52,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 LIB_SRCS := src/gates.c src/open.c src/partition.c src/fsck.c src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
 	    src/size.c src/verify.c src/verify_inodes.c \
+	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/report.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)

@@ -299,7 +299,8 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	ret = check_range(ctl, &geo, &range);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!ret && !ctl->no_verify)
-		ret = verify_free_space(ctl, tfs->fs, &src, &geo);
+		ret = verify_free_space(ctl, tfs->fs, tfs->fd,
+						tfs->offset_bytes, &src, &geo);
 	if (!ret)
 		ret = open_target(ctl, tfs, &run.target);
 	if (ret)

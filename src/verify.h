@@ -5,6 +5,7 @@
 #ifndef E2TRIM_VERIFY_H
 #define E2TRIM_VERIFY_H
 
+#include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim.h"
@@ -14,12 +15,15 @@
  * Mark every block that an in-use inode or the filesystem's own metadata
  * references, then walk every free run that @src yields over the whole
  * filesystem and make sure none of them holds such a block.  Nothing is
- * written.  Returns EXIT_OK, or the exit code after printing why:
+ * written.  The inode tables are read through @fd, the device or image
+ * libext2fs has open, the filesystem @offset_bytes into it (-1: through
+ * libext2fs only; see range_read.c).  Returns EXIT_OK, or the exit code after printing why:
  * EXIT_UNVERIFIED (referenced blocks are marked free), EXIT_CORRUPT (an
  * inode or its block map cannot be followed), EXIT_ERROR (read error, no
  * memory).
  */
 int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
+		      int fd, uint64_t offset_bytes,
 		      const struct plan_source *src,
 		      const struct plan_geometry *geo);
 

@@ -204,7 +204,8 @@ static void dry_run(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 		return;
 #ifdef HAVE_VERIFY
 	if (verify_free_space &&
-	    verify_free_space(ctl, tfs->fs, &src, &geo) != EXIT_OK)
+	    verify_free_space(ctl, tfs->fs, tfs->fd, tfs->offset_bytes,
+			      &src, &geo) != EXIT_OK)
 		return;
 #endif
 	memset(&t, 0, sizeof(t));
