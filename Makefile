@@ -59,7 +59,7 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o)
 BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
-	      test_free_runs test_bitmap_stream
+	      test_free_runs test_bitmap_stream test_itable_read
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz install \
