@@ -15,8 +15,9 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
-#define RANGE_READ_CHUNK_BYTES (1U << 20)
+#define RANGE_READ_CHUNK_BYTES (256U << 10)
 #define RANGE_READ_DEPTH 8
+#define RANGE_READ_POOL_BYTES (RANGE_READ_CHUNK_BYTES * RANGE_READ_DEPTH)
 
 struct range_read_ops {
 	/*
