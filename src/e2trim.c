@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
@@ -296,6 +297,28 @@ static int stopped(const struct e2trim_control *ctl, const struct target *t)
 	return EXIT_ERROR;
 }
 
+/*
+ * Verification alone, timed for tests/bench.sh when E2TRIM_TIME_VERIFY
+ * is set: "verify: SECONDS" on stderr.
+ */
+static int timed_verify(const struct e2trim_control *ctl,
+			struct e2trim_fs *tfs, const struct plan_source *src,
+			const struct plan_geometry *geo)
+{
+	struct timespec t0, t1;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = verify_free_space(ctl, tfs->fs, tfs->fd, tfs->offset_bytes,
+				src, geo,
+				bitmap_stream_free_clusters(tfs->stream));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (getenv("E2TRIM_TIME_VERIFY"))
+		fprintf(stderr, "verify: %.3f\n", (double)(t1.tv_sec - t0.tv_sec) +
+			(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return ret;
+}
+
 static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 {
 	struct plan_range range = { ctl->start_bytes, ctl->len_bytes,
@@ -312,8 +335,7 @@ static int trim(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	ret = check_range(ctl, &geo, &range);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!ret && !ctl->no_verify)
-		ret = verify_free_space(ctl, tfs->fs, &src, &geo,
-				bitmap_stream_free_clusters(tfs->stream));
+		ret = timed_verify(ctl, tfs, &src, &geo);
 	if (!ret)
 		ret = open_target(ctl, tfs, &run.target);
 	if (ret)

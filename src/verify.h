@@ -5,6 +5,7 @@
 #ifndef E2TRIM_VERIFY_H
 #define E2TRIM_VERIFY_H
 
+#include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim.h"
@@ -17,12 +18,16 @@
  * directory entry names an inode the scan skipped as unused; and make
  * sure every group's summary counts agree with the bitmaps
  * (@free_clusters: the block bitmap's count per group, or NULL).  Nothing
- * is written.  Returns EXIT_OK, or the exit code after printing why:
+ * is written.  The inode tables are read through @fd, the device or image
+ * libext2fs has open, the filesystem @offset_bytes into it (-1: through
+ * libext2fs only; see range_read.c).  Returns EXIT_OK, or the exit code
+ * after printing why:
  * EXIT_UNVERIFIED (referenced blocks are marked free), EXIT_CORRUPT (an
  * inode, its block map or a directory cannot be followed),
  * EXIT_UNUSED_INODE, EXIT_COUNTS, EXIT_ERROR (read error, no memory).
  */
 int verify_free_space(const struct e2trim_control *ctl, ext2_filsys fs,
+		      int fd, uint64_t offset_bytes,
 		      const struct plan_source *src,
 		      const struct plan_geometry *geo,
 		      const __u32 *free_clusters);

@@ -204,8 +204,9 @@ static void dry_run(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 		return;
 #ifdef HAVE_VERIFY
 	if (verify_free_space &&
-	    verify_free_space(ctl, tfs->fs, &src, &geo,
-			bitmap_stream_free_clusters(tfs->stream)) != EXIT_OK)
+	    verify_free_space(ctl, tfs->fs, tfs->fd, tfs->offset_bytes,
+			      &src, &geo,
+			      bitmap_stream_free_clusters(tfs->stream)) != EXIT_OK)
 		return;
 #endif
 	memset(&t, 0, sizeof(t));
