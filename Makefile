@@ -72,6 +72,7 @@ LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
 	    src/verify.c src/verify_inodes.c src/verify_rules.c \
 	    src/verify_dirs.c src/verify_counts.c \
+	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/apply.c src/errors.c
 ERR_C := $(B)/e2trim_err.c
@@ -86,7 +87,7 @@ BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
-	      test_partition
+	      test_partition test_itable_read
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \

@@ -5,6 +5,7 @@
 #ifndef E2TRIM_VERIFY_H
 #define E2TRIM_VERIFY_H
 
+#include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim_int.h"

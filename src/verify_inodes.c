@@ -9,7 +9,9 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <string.h>
 
+#include "itable_read.h"
 #include "verify_int.h"
 
 #include <ext2fs/ext3_extents.h>	/* needs ext2fs.h's types first */
@@ -163,72 +165,21 @@ static errcode_t ref_inode(struct verify *v, ext2_ino_t ino,
 	return ref_block_map(v);
 }
 
-/* The blocks of group @g's inode table that the scan reads. */
-static blk64_t itable_scanned_blocks(ext2_filsys fs, dgrp_t g)
-{
-	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super), used = ipg;
-
-	if (ext2fs_has_group_desc_csum(fs)) {
-		if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
-			return 0;
-		if (ext2fs_bg_itable_unused(fs, g) < ipg)
-			used -= ext2fs_bg_itable_unused(fs, g);
-		else
-			used = 0;
-	}
-	return ((blk64_t)used * EXT2_INODE_SIZE(fs->super) +
-		fs->blocksize - 1) / fs->blocksize;
-}
-
 /*
- * The scan reads an inode table 8 blocks at a time and waits for each
- * read.  e2fsck asks the kernel to read inode tables ahead, and so does
- * this: the scan at group @g keeps READAHEAD_BYTES requested beyond it.
- * That is for real disks, where the wait is a seek; the cached virtual
- * disk of the test machine shows no difference either way.
+ * Inodes of group @g from @next on are in its unused area, which the
+ * scan does not read, as e2fsck does not.  An inode there that the inode
+ * bitmap marks in use contradicts the descriptor: read it anyway, one at
+ * a time.
  */
-#define READAHEAD_BYTES (8U << 20)
-
-static void readahead_itables(struct verify *v, dgrp_t g)
-{
-	ext2_filsys fs = v->fs;
-	blk64_t window = READAHEAD_BYTES / fs->blocksize, n;
-
-	if (g < v->ra_next) {
-		n = itable_scanned_blocks(fs, g);
-		v->ra_blocks -= n < v->ra_blocks ? n : v->ra_blocks;
-	}
-	for (; v->ra_next < fs->group_desc_count && v->ra_blocks < window;
-	     v->ra_next++) {
-		n = itable_scanned_blocks(fs, v->ra_next);
-		if (!n)
-			continue;
-		io_channel_cache_readahead(fs->io,
-				ext2fs_inode_table_loc(fs, v->ra_next), n);
-		if (v->ra_next > g)
-			v->ra_blocks += n;
-	}
-}
-
-/*
- * The scan skips INODE_UNINIT groups and the itable_unused tail of the
- * others, as e2fsck does.  An inode there that the inode bitmap marks in
- * use contradicts the descriptor: read it anyway, one at a time.
- */
-static errcode_t scan_group_done(ext2_filsys fs, ext2_inode_scan scan,
-				 dgrp_t g, void *priv)
+static errcode_t ref_unused_area(ext2_filsys fs, dgrp_t g, ext2_ino_t next,
+				 void *priv)
 {
 	struct verify *v = priv;
 	ext2_ino_t ipg = EXT2_INODES_PER_GROUP(fs->super);
-	ext2_ino_t first = g * ipg + 1, last = g * ipg + ipg, ino;
-	int flags = fs->flags;
+	ext2_ino_t first = next, last = g * ipg + ipg, ino;
 	errcode_t err = 0;
 
-	(void)scan;
-	if (v->scanned >= first)
-		first = v->scanned + 1;
-	/* called from inside the scan: check every checksum here */
-	fs->flags &= ~EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	v->scanned = next - 1;
 	while (first <= last &&
 	       !ext2fs_find_first_set_inode_bitmap2(fs->inode_map, first,
 						    last, &ino)) {
@@ -242,57 +193,47 @@ static errcode_t scan_group_done(ext2_filsys fs, ext2_inode_scan scan,
 			break;
 		first = ino + 1;
 	}
-	fs->flags = flags;
-	if (!err && g + 1 < fs->group_desc_count)
-		readahead_itables(v, g + 1);
+	if (!err)
+		v->ino = 0;
+	return err;
+}
+
+static errcode_t scanned_group(void *priv, dgrp_t g, ext2_ino_t next)
+{
+	struct verify *v = priv;
+
+	return ref_unused_area(v->fs, g, next, v);
+}
+
+/*
+ * An inode the scan read.  On a little-endian host its checksum is
+ * verified here, for in-use inodes only: unused inodes reference nothing,
+ * and checksums were the largest single cost of the libext2fs scan (a
+ * third).  On a big-endian host itable_scan() has verified it.
+ */
+static errcode_t scanned_inode(void *priv, ext2_ino_t ino,
+			       const struct ext2_inode *inode, errcode_t err)
+{
+	struct verify *v = priv;
+
+	memcpy(v->inode, inode, v->inode_size);
+	v->scanned = ino;
+	v->ino = 0;
+	err = ref_inode(v, ino, err, v->late_csum);
+	if (!err)
+		v->ino = 0;
 	return err;
 }
 
 /*
- * With group descriptor checksums the scan sets EXT2_SF_DO_LAZY itself;
- * without them INODE_UNINIT means nothing and is not honoured.  A missing
- * inode table is an error, not a skip.
- *
- * The scan verifies the checksum of every inode it returns, in use or
- * not, and checksums are the largest single cost left (a third).  Unused
- * inodes reference nothing, so the scan is told to ignore checksums and
- * ref_inode() verifies those of in-use inodes only.  On a
- * big-endian host the scan returns byte-swapped inodes, which
- * ext2fs_inode_csum_verify() cannot check: there the scan does it all.
+ * Every inode table, read in large requests with many in flight (see
+ * itable_read.c): what libext2fs's inode scan returns, in the same order
+ * and with the same errors, at the speed of the device.
  */
 errcode_t verify_ref_inodes(struct verify *v)
 {
-	ext2_filsys fs = v->fs;
-	int flags = fs->flags;
-	ext2_inode_scan scan;
-	ext2_ino_t ino;
-	errcode_t err;
+	static const struct itable_ops ops = { scanned_inode, scanned_group };
 
-	err = ext2fs_open_inode_scan(fs, 0, &scan);
-	if (err)
-		return err;
-	ext2fs_set_inode_callback(scan, scan_group_done, v);
-	v->ra_next = 0;
-	v->ra_blocks = 0;
-	if (!v->naming)
-		readahead_itables(v, 0);
-	for (;;) {
-		v->ino = 0;
-		if (v->late_csum)
-			fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
-		err = ext2fs_get_next_inode_full(scan, &ino, v->inode,
-						 v->inode_size);
-		fs->flags = flags;
-		if (err && err != EXT2_ET_INODE_CSUM_INVALID &&
-		    err != EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
-			break;
-		if (!ino)
-			break;
-		v->scanned = ino;
-		err = ref_inode(v, ino, err, v->late_csum);
-		if (err)
-			break;
-	}
-	ext2fs_close_inode_scan(scan);
-	return err;
+	v->ino = 0;
+	return itable_scan(v->fs, v->fd, v->offset_bytes, &ops, v);
 }

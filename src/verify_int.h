@@ -83,8 +83,8 @@ struct verify {
 	char *block_buf;		/* ext2fs_block_iterate3()'s */
 	ext2_ino_t ino;			/* the inode being walked, or 0 */
 	ext2_ino_t scanned;		/* the last inode the scan returned */
-	dgrp_t ra_next;			/* first group not read ahead yet */
-	blk64_t ra_blocks;		/* inode table blocks read ahead */
+	int fd;				/* for itable_scan(), or -1 */
+	uint64_t offset_bytes;		/* ... where the filesystem starts */
 	errcode_t cb_err;		/* from the block iterator's callback */
 	enum inode_damage damage;	/* why verify_inode_rules() refused */
 	blk64_t bad_blk;		/* a reference outside the filesystem */

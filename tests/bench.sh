@@ -154,7 +154,55 @@ header "15 TiB fresh ext4 ($("$E2TRIM" -n --list "$big" | wc -l) free extents)"
 raw_floor "$big"
 anchors "$big"
 
-# 4. More than 2^32 blocks: 5 TiB of 1 KiB blocks, fresh.  Peak RSS is
+# 4. Verification at the speed of the device: a 2 TiB
+# ext4 whose groups are all initialized, 2 Mi inodes in 16 384 tables.
+# Three figures side by side, cold (caches dropped before each) and warm:
+# e2trim's verification alone (E2TRIM_TIME_VERIFY), e2fsck -fn, and the
+# floor: exactly the inode-table byte ranges read with large sequential
+# reads (tests/tools/itable_floor.py).  Read-only: no copy needed.
+cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+verify_secs() { E2TRIM_TIME_VERIFY=1 "$E2TRIM" -n "$1" 2>&1 >/dev/null |
+	awk '$2 == "verify:" { print $3 }'; }
+fsck_secs() {
+	local t0
+	t0=$(now)
+	e2fsck -fn "$1" >/dev/null 2>&1
+	secs "$t0" "$(now)"
+}
+floor_secs() { python3 "$here/tools/itable_floor.py" "$1" | awk '{ print $1 }'; }
+ratios() { printf 'x%.2f of the floor, x%.3f of e2fsck' \
+	"$(echo "$1 / $2" | bc -l)" "$(echo "$1 / $3" | bc -l)"; }
+
+verify_bench() {
+	local img=$dir/init2t.img runs=3 i v f fl L mode
+	if [ ! -f "$img" ]; then
+		truncate -s 2T "$img"
+		mke2fs -q -F -t ext4 -O ^metadata_csum,^uninit_bg -i 1048576 "$img"
+	fi
+	[ -n "${BENCH_QUICK:-}" ] && runs=1
+	echo
+	echo "== 2 TiB ext4, every group initialized: verification (seconds)"
+	printf '%-6s %3s %9s %9s %9s   %s\n' cache run verify "e2fsck" floor \
+		"verify as a multiple"
+	L=$(losetup -f --show -r "$img")
+	for mode in cold warm; do
+		[ "$mode" = warm ] && { verify_secs "$L" >/dev/null; floor_secs "$L" >/dev/null; }
+		for ((i = 1; i <= runs; i++)); do
+			[ "$mode" = cold ] && cold
+			v=$(verify_secs "$L")
+			[ "$mode" = cold ] && cold
+			f=$(fsck_secs "$L")
+			[ "$mode" = cold ] && cold
+			fl=$(floor_secs "$L")
+			printf '%-6s %3s %9s %9s %9s   %s\n' "$mode" "$i" "$v" "$f" \
+				"$fl" "$(ratios "$v" "$fl" "$f")"
+		done
+	done
+	losetup -d "$L"
+}
+verify_bench
+
+# 5. More than 2^32 blocks: 5 TiB of 1 KiB blocks, fresh.  Peak RSS is
 # the number to watch (tests/e2e/t_slow_huge_fs.sh holds it under 200 MB).
 huge=$dir/huge5t-1k.img
 if [ ! -f "$huge" ]; then
