@@ -53,7 +53,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_FILE_OFFSET_BITS=64 \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
-LIB_SRCS := src/gates.c src/journal_check.c src/open.c src/partition.c \
+LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/partition.c \
 	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
 	    src/fsck.c src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \

@@ -25,7 +25,7 @@ static const struct refusal refusals[] = {
 	  "run e2fsck first to replay it" },
 	{ EXIT_ORPHANS, "has orphan inodes waiting to be released",
 	  "run e2fsck first" },
-	{ EXIT_CORRUPT, "has a damaged group descriptor or block bitmap",
+	{ EXIT_CORRUPT, "has a damaged superblock, group descriptor, bitmap or inode",
 	  "run e2fsck -f first" },
 	{ EXIT_TRUNCATED, "is smaller than the filesystem it holds",
 	  "check that the image or device is complete, then run e2fsck -f" },

@@ -22,6 +22,7 @@
 #include <et/com_err.h>
 
 #include "gates.h"
+#include "gates_super.h"
 #include "journal_check.h"
 #include "open.h"
 #include "partition.h"
@@ -297,6 +298,16 @@ static int open_fs(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	return EXIT_OK;
 }
 
+/* A geometry e2fsck would not check is not one to trim by (16). */
+static int check_super_constants(const char *device, ext2_filsys fs)
+{
+	char detail[160];
+
+	if (!gates_super_constants(fs, detail, sizeof(detail)))
+		return EXIT_OK;
+	return refuse(device, EXIT_CORRUPT, detail);
+}
+
 /* The image or device must hold every block the filesystem claims. */
 static int check_size(const char *device, const struct e2trim_fs *tfs)
 {
@@ -433,6 +444,8 @@ int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 	if (ret == EXIT_OK)
 		ret = gates_check_super(ctl->device, tfs->fs->super,
 					ctl->force);
+	if (ret == EXIT_OK)
+		ret = check_super_constants(ctl->device, tfs->fs);
 	if (ret == EXIT_OK)
 		ret = check_size(ctl->device, tfs);
 	if (ret == EXIT_OK)
