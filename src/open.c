@@ -22,6 +22,7 @@
 
 #include "e2trim_int.h"
 #include "gates.h"
+#include "gates_super.h"
 #include "journal_check.h"
 #include "open.h"
 #include "partition.h"
@@ -223,6 +224,16 @@ static errcode_t check_mmp_clean(struct e2trim *t)
 	return ret;
 }
 
+/* A geometry e2fsck would not check is not one to trim by (16). */
+static errcode_t check_super_constants(struct e2trim *t)
+{
+	char detail[160];
+
+	if (!gates_super_constants(t->fs, detail, sizeof(detail)))
+		return 0;
+	return lib_fail(t, E2TRIM_ERR_SUPER_DAMAGED, "%s", detail);
+}
+
 /*
  * Multi-mount protection.  A real trim takes MMP like e2fsck: libext2fs
  * starts it on a read-write open (it writes only the MMP block) and stops
@@ -268,6 +279,9 @@ static errcode_t open_fs(struct e2trim *t)
 		return lib_fail(t, err, NULL);
 	for (i = 0; i < nforced; i++)
 		lib_forced(t, forced[i], NULL);
+	err = check_super_constants(t);
+	if (err)
+		return err;
 	if (!ext2fs_has_feature_mmp(t->fs->super) || t->opt.dryrun)
 		return 0;
 	ext2fs_close_free(&t->fs);
