@@ -448,10 +448,11 @@ int e2trim_fs_open(const struct e2trim_control *ctl, struct e2trim_fs *tfs)
 		ret = check_super_constants(ctl->device, tfs->fs);
 	if (ret == EXIT_OK)
 		ret = check_size(ctl->device, tfs);
-	if (ret == EXIT_OK)
-		ret = journal_check(ctl->device, tfs->fs, ctl->force);
+	/* the journal inode is found through the descriptors: them first */
 	if (ret == EXIT_OK)
 		ret = check_descriptors(ctl->device, tfs->fs);
+	if (ret == EXIT_OK)
+		ret = journal_check(ctl->device, tfs->fs, ctl->force);
 	if (ret == EXIT_OK)
 		ret = open_bitmap(ctl->device, tfs);
 	if (ret != EXIT_OK)
