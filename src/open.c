@@ -502,10 +502,11 @@ errcode_t e2trim_check(struct e2trim *t)
 		return 0;
 	/* the superblock's own gates ran in open_fs(), before MMP */
 	err = check_size(t);
-	if (!err)
-		err = journal_check(t);
+	/* the journal inode is found through the descriptors: them first */
 	if (!err)
 		err = check_descriptors(t);
+	if (!err)
+		err = journal_check(t);
 	if (!err)
 		err = open_bitmap(t);
 	if (!err)
