@@ -196,7 +196,8 @@ apt_need = missing=; \
 			exit 1; \
 		fi; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-			apt-get -o DPkg::Lock::Timeout=900 install -y -q $$missing; \
+			apt-get -o DPkg::Lock::Timeout=900 install -y -q \
+			--no-install-recommends $$missing; \
 	fi
 
 # The Debian package, built from a copy of the sources in build/deb/src,
@@ -215,14 +216,14 @@ deb: deps-deb
 	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
 		{ tail -40 ../build.log; exit 1; }
 	lintian --fail-on error,warning --display-info $(DEB_DIR)/*.changes
-	blhc --all $(DEB_DIR)/build.log
+	blhc $(DEB_DIR)/build.log
 	@ls $(DEB_DIR)/*.deb
 
-# Real boots under QEMU (tests/boot/README.md): the kernel, the two
+# Real boots under QEMU (tests/boot/, README): the kernel, the two
 # initramfs generators, a Debian root for systemd.  Nothing of the
 # machine's own boot set-up is used or changed.
-BOOT_PKGS = qemu-system-x86 qemu-utils linux-image-amd64 initramfs-tools \
-	    dracut-core mmdebstrap busybox
+BOOT_PKGS = qemu-system-x86 linux-image-amd64 initramfs-tools \
+	    dracut-core mmdebstrap
 
 deps-boot: deps-deb
 	@$(call apt_need,$(BOOT_PKGS))

@@ -7,8 +7,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 debdir=${1:?usage: run.sh DEBDIR}
-deb=$(ls "$debdir"/e2trim_*.deb 2>/dev/null | head -1)
-[ -n "$deb" ] || { echo "no e2trim_*.deb in $debdir (make deb)" >&2; exit 1; }
+debs=("$debdir"/e2trim_*.deb)
+deb=${debs[0]}
+[ -f "$deb" ] || { echo "no e2trim_*.deb in $debdir (make deb)" >&2; exit 1; }
 
 # The staging root: what the package installs, nowhere else.
 STAGE=$(mktemp -d /tmp/e2trim-boot-stage.XXXXXX)

@@ -17,16 +17,18 @@ command -v mkinitramfs >/dev/null || skip "initramfs-tools not installed"
 CACHE=${E2TRIM_BOOT_CACHE:-/var/cache/e2trim-boot}
 
 # The Debian mirror and suite this machine's apt uses.
-suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+suite=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
 mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null |
 	grep -E '^[[:space:]]*(deb|URIs:)[[:space:]]' | grep -oE 'https?://[^ ]*/debian/?( |$)' |
 	head -1 | tr -d ' ')
-[ -n "$suite" ] && [ -n "$mirror" ] || skip "no Debian mirror in /etc/apt/sources.list*"
+[ -n "$suite" ] || skip "no VERSION_CODENAME in /etc/os-release"
+[ -n "$mirror" ] || skip "no Debian mirror in /etc/apt/sources.list*"
 
 # The root: systemd, udev (device units), e2fsprogs (systemd-fsck) and
 # what the package depends on.
 deps=$(dpkg-deb -f "$DEB" Depends | sed 's/([^)]*)//g; s/[ ,|]\+/\n/g' | sed '/^$/d' | sort -u)
+# shellcheck disable=SC2086 # one name a word
 pkgs=$(printf '%s\n' systemd-sysv udev e2fsprogs $deps | sort -u | paste -sd, -)
 key=$(printf '%s %s %s minbase\n' "$suite" "$mirror" "$pkgs" | sha256sum | cut -c1-16)
 tarball=$CACHE/root-$key.tar
