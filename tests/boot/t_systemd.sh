@@ -32,13 +32,15 @@ deps=$(dpkg-deb -f "$DEB" Depends | sed 's/([^)]*)//g; s/[ ,|]\+/\n/g' | sed '/^
 pkgs=$(printf '%s\n' systemd-sysv udev e2fsprogs $deps | sort -u | paste -sd, -)
 key=$(printf '%s %s %s minbase\n' "$suite" "$mirror" "$pkgs" | sha256sum | cut -c1-16)
 tarball=$CACHE/root-$key.tar
-if [ ! -s "$tarball" ]; then
+if [ ! -f "$tarball" ]; then
 	mkdir -p "$CACHE"
 	start=$(date +%s)
-	mmdebstrap --variant=minbase --include="$pkgs" "$suite" "$tarball.tmp" \
+	# the name ends in .tar: mmdebstrap picks its output format by it
+	partial=$CACHE/partial-$key.tar
+	mmdebstrap --variant=minbase --include="$pkgs" "$suite" "$partial" \
 		"$mirror" >"$T/mmdebstrap.out" 2>&1 ||
-		{ tail -30 "$T/mmdebstrap.out"; rm -f "$tarball.tmp"; fail "mmdebstrap"; }
-	mv "$tarball.tmp" "$tarball"
+		{ tail -30 "$T/mmdebstrap.out"; rm -f "$partial"; fail "mmdebstrap"; }
+	mv "$partial" "$tarball"
 	note "mmdebstrap $suite from $mirror: $(($(date +%s) - start)) s (cached as $tarball)"
 else
 	note "Debian root from the cache: $tarball"
