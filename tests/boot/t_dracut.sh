@@ -43,7 +43,7 @@ make_disk "$T/base.img" 160M "$T/rootdir"
 fresh() {
 	IMG=$T/$1.img
 	cp --sparse=never "$T/base.img" "$IMG"
-	ALLOC=$(alloc_bytes "$IMG")
+	ALLOC=$(data_bytes "$IMG")
 }
 logged() { assert_grep "$2" "$T/$1.log" "$1: the guest's log"; }
 nolog() { [ ! -s "$T/$1.log" ] || { cat "$T/$1.log"; fail "$1: logged something"; }; }

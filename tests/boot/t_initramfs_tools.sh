@@ -44,7 +44,7 @@ make_disk "$T/base.img" 160M "$T/rootdir"
 fresh() {
 	IMG=$T/$1.img
 	cp --sparse=never "$T/base.img" "$IMG"
-	ALLOC=$(alloc_bytes "$IMG")
+	ALLOC=$(data_bytes "$IMG")
 }
 # logged NAME PATTERN: the guest's e2trim log has PATTERN
 logged() { assert_grep "$2" "$T/$1.log" "$1: the guest's log"; }

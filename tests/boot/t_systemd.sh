@@ -111,7 +111,7 @@ cmdline="root=/dev/vda rw systemd.mask=serial-getty@ttyS0.service"
 sysroot 2
 IMG=$T/data.img
 cp --sparse=never "$T/base.img" "$IMG"
-ALLOC=$(alloc_bytes "$IMG")
+ALLOC=$(data_bytes "$IMG")
 boot unit "$T/initrd" "$cmdline" "$T/root.img" "$IMG"
 assert_grep "^unit: success status 0" "$T/unit.log" "unit: the unit's result"
 assert_grep "^mount: active" "$T/unit.log" "unit: the mount"
@@ -122,7 +122,7 @@ trimmed unit "$IMG" /dev/vdb "$ALLOC"
 sysroot 0
 cp --sparse=never "$T/base.img" "$IMG"
 journal_pending "$IMG"
-ALLOC=$(alloc_bytes "$IMG")
+ALLOC=$(data_bytes "$IMG")
 boot recover "$T/initrd" "$cmdline" "$T/root.img" "$IMG"
 assert_grep "journal that needs recovery" "$T/recover.log" "recover: the reason"
 assert_grep "^unit: exit-code status 14" "$T/recover.log" "recover: the unit's result"
