@@ -26,7 +26,7 @@ mkinitrd() {
 	shift
 	# dracut's PATH is DRACUT_PATH: the package's e2trim first
 	DRACUT_PATH="$STAGE/usr/sbin /sbin /bin /usr/sbin /usr/bin" dracutbasedir=$base \
-		dracut --conf /dev/null --confdir "$T/confdir" --no-hostonly --no-strip --force \
+		dracut --conf /dev/null --confdir "$T/confdir" --no-hostonly --nostrip --force \
 		-m "base rootfs-block e2trim" --drivers "virtio_pci virtio_blk ext4" \
 		"$@" --kver "$KVER" "$T/initrd-$name" >"$T/dracut.out" 2>&1 ||
 		{ cat "$T/dracut.out"; fail "dracut"; }
