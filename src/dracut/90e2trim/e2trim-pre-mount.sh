@@ -73,7 +73,9 @@ e2trim_pre_mount() (
 	fi
 
 	info "e2trim: trimming the free space of $dev"
-	echo "e2trim: $(date 2>/dev/null): $bin $fsck $E2TRIM_OPTIONS $dev" >>"$logf"
+	# a dracut initramfs may have no date(1)
+	now=$(date 2>/dev/null)
+	echo "e2trim: ${now:+$now: }$bin $fsck $E2TRIM_OPTIONS $dev" >>"$logf"
 	# shellcheck disable=SC2086 # fsck and E2TRIM_OPTIONS are option lists
 	"$bin" $fsck $E2TRIM_OPTIONS "$dev" >>"$logf" 2>&1
 	rc=$?

@@ -1,0 +1,17 @@
+#!/bin/bash
+# One version everywhere: e2trim --version prints the version of the
+# newest debian/changelog entry, and the man page's header names it.
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+. "$(dirname "$0")/../lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+# "e2trim (0.1.0) unstable; ...": the first line of the changelog
+want=$(sed -n '1s/^e2trim (\([^)]*\)).*/\1/p' "$top/debian/changelog")
+[ -n "$want" ] || fail "no version in debian/changelog's first line"
+# a native package: no Debian revision to strip
+case "$want" in *-*) fail "debian/changelog: $want is not a native version" ;; esac
+assert_eq "$("$E2TRIM" --version)" "e2trim $want" "e2trim --version"
+grep -q "^\.TH E2TRIM 8 \"[^\"]*\" \"e2trim $want\"" "$top/src/e2trim.8" ||
+	fail "e2trim.8's .TH does not name e2trim $want: $(grep '^\.TH' "$top/src/e2trim.8")"
+note "e2trim --version, debian/changelog and e2trim.8: $want"
+exit 0
