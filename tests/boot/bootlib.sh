@@ -9,7 +9,11 @@
 : "${STAGE:?STAGE must name the extracted package}"
 : "${DEB:?DEB must name the package}"
 
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-90}	# seconds, each boot, to poweroff
+# Each boot's time is printed; the budget is 90 s (8-21 s on an idle
+# 2-core machine, 33-101 s when the machine was loaded by other work).
+# The hard limit, past which a boot is taken for hung, is wider so that a
+# busy machine does not fail the run: BOOT_TIMEOUT=90 holds it to budget.
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}	# seconds, each boot, to poweroff
 
 # need_boot: root, qemu and Debian's kernel (make deps-boot installs
 # them); sets KVER and VMLINUZ.
