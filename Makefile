@@ -35,9 +35,10 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 # Debian packages the build and the tests need; `make deps` installs them.
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
-	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils
+	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
+	   libnbd-dev qemu-utils nbdkit libnbd-bin
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
-	    python3 xz
+	    python3 xz qemu-nbd qemu-img nbdkit nbdinfo
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -50,13 +51,13 @@ endif
 
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
 # liburing is optional: without it block devices get one ioctl at a time.
-PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid) \
+PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid libnbd) \
 	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING)
-PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
+PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid libnbd) \
 	   $(shell pkg-config --libs liburing 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
 # what a static link against libe2trim.a needs besides (e2trim.pc)
-PC_PRIVATE = ext2fs blkid$(shell pkg-config --exists liburing && echo ' liburing')
+PC_PRIVATE = ext2fs blkid libnbd$(shell pkg-config --exists liburing && echo ' liburing')
 VERSION := $(shell sed -n 's/^\#define E2TRIM_VERSION "\(.*\)"/\1/p' src/e2trim.h)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -81,7 +82,8 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 	    src/verify_dirs.c src/verify_counts.c \
 	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
-	    src/apply.c src/errors.c
+	    src/apply.c src/errors.c \
+	    src/nbd_io.c src/open_nbd.c src/image_format.c src/target_nbd.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
@@ -148,7 +150,7 @@ $(B) $(B)/tests $(B)/cli:
 # Install the Debian packages only when something is missing.
 deps:
 	@missing=; \
-	pkg-config --exists ext2fs com_err blkid cmocka liburing 2>/dev/null || missing=1; \
+	pkg-config --exists ext2fs com_err blkid cmocka liburing libnbd 2>/dev/null || missing=1; \
 	for t in $(DEB_TOOLS); do \
 		PATH="$$PATH:/sbin:/usr/sbin" command -v $$t >/dev/null || missing=1; \
 	done; \

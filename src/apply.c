@@ -14,6 +14,7 @@
 
 #include "e2trim_int.h"
 #include "open.h"
+#include "open_nbd.h"
 #include "target.h"
 #include "verify.h"
 
@@ -27,6 +28,7 @@ errcode_t e2trim_new(struct e2trim **out)
 	if (!t)
 		return E2TRIM_ERR_NO_MEMORY;
 	t->fd = -1;
+	t->image_fd = -1;
 	t->range.len_bytes = UINT64_MAX;
 	t->res.range.len_bytes = UINT64_MAX;
 	*out = t;
@@ -195,7 +197,10 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 	tg->dryrun = t->opt.dryrun;
 	tg->base_bytes = t->offset_bytes;
 	tg->stop = t->cancel;
-	if (t->is_blkdev)
+	if (t->nbd)
+		rc = target_nbd_init(tg, t->nbd, t->cluster_bytes,
+				     (enum trim_mode)t->opt.mode);
+	else if (t->is_blkdev)
 		rc = target_blkdev_init(tg, t->fd, (enum trim_mode)t->opt.mode);
 	else
 		rc = target_file_init(tg, t->fd, (enum trim_mode)t->opt.mode);
@@ -257,6 +262,7 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	/* requests still in flight finish, whatever stopped the plan */
 	target_finish(&tg);
 	take_target_stats(&t->res, &tg);
+	open_allocated(t, &t->res.allocated_after_bytes);
 	if (err == (errcode_t)-1 || tg.error)
 		ret = stopped(t, &tg);
 	else if (err)

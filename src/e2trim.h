@@ -44,7 +44,7 @@
 #define E2TRIM_VERSION "0.1.0"
 
 /*
- * The e2trim command's exit codes.  0-3 are the usual outcomes; 10-21
+ * The e2trim command's exit codes.  0-3 are the usual outcomes; 10-26
  * are refusals, and a refusal always means that nothing was discarded.
  * The same table is in README.md, e2trim --help and e2trim(8), and
  * e2trim_exit_code() maps each error code onto one of them.
@@ -71,6 +71,8 @@ enum e2trim_exit {
 					   group's unused inode-table area */
 	E2TRIM_EXIT_PARTITION = 24,	/* partition table: overlapping entries, an
 					   extended container, a stray table */
+	E2TRIM_EXIT_NBD_NO_TRIM = 25,	/* the NBD server cannot trim */
+	E2TRIM_EXIT_IMAGE_LOCKED = 26,	/* the VM image is open elsewhere */
 	E2TRIM_EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
 };
 
@@ -94,6 +96,13 @@ struct e2trim_options {
 					   (13, 14, 15) with a warning */
 		     no_verify : 1;	/* trust the bitmap: safe only right
 					   after a full e2fsck -f */
+	/*
+	 * The image's format as qemu names it ("qcow2", "vmdk", "raw"...);
+	 * NULL: told by its magic.  Anything but raw is opened through
+	 * qemu-nbd (Debian qemu-utils), as is an NBD URI given as the path
+	 * ("nbd://host/export", "nbd+unix:///?socket=/run/sock").
+	 */
+	const char *format;
 };
 
 /*
@@ -147,6 +156,16 @@ struct e2trim_result {
 	/* a request that failed: -errno and where (0 if none did) */
 	int error_errno;
 	uint64_t error_start_bytes;
+	/* through NBD: qemu's name of the image's format, "nbd" for a URI */
+	char image_format[16];
+	/*
+	 * The image file's allocated size (st_blocks * 512; of the qcow2
+	 * file itself for a VM image) when opened and after the trim;
+	 * allocated_known is 0 for block devices and NBD URIs.
+	 */
+	uint64_t allocated_before_bytes;
+	uint64_t allocated_after_bytes;
+	unsigned int allocated_known : 1;
 };
 
 struct e2trim;

@@ -32,6 +32,14 @@ struct e2trim {
 	uint64_t size_bytes;		/* of the device, image or partition */
 	uint64_t offset_bytes;		/* where the filesystem starts */
 	char io_options[40];		/* "offset=N" for libext2fs, or empty */
+	/*
+	 * A VM image (qcow2, ...) or an NBD URI: everything is read and
+	 * trimmed through @nbd, and @fd stays -1 so that no fast reader
+	 * takes the image file's own bytes for the filesystem's.
+	 */
+	struct nbd_conn *nbd;
+	int image_fd;			/* the VM image file, for its size */
+	uint64_t cluster_bytes;		/* the image's, 0: unknown */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
 	int nloops;
 	struct plan_geometry geo;

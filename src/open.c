@@ -24,7 +24,9 @@
 #include "gates.h"
 #include "gates_super.h"
 #include "journal_check.h"
+#include "nbd_io.h"
 #include "open.h"
+#include "open_nbd.h"
 #include "partition.h"
 
 static errcode_t check_not_mounted(struct e2trim *t)
@@ -138,9 +140,19 @@ static errcode_t locate_partition(struct e2trim *t)
 	uint64_t start = t->opt.offset_bytes, size = UINT64_MAX;
 	errcode_t err;
 
-	if (t->opt.partition) {
-		if (t->is_blkdev)
-			return partition_on_blkdev(t, t->fd, t->opt.partition);
+	if (t->opt.partition && t->is_blkdev)
+		return partition_on_blkdev(t, t->fd, t->opt.partition);
+	if (t->opt.partition && t->nbd) {
+		int fd = open_nbd_shadow(t);
+
+		if (fd < 0)
+			return lib_fail_cause(t, E2TRIM_ERR_OPEN, -fd,
+					      "cannot read the partition table");
+		err = partition_locate(t, fd, t->opt.partition, &start, &size);
+		close(fd);
+		if (err)
+			return err;
+	} else if (t->opt.partition) {
 		err = partition_locate(t, t->fd, t->opt.partition, &start,
 				       &size);
 		if (err)
@@ -161,6 +173,17 @@ static errcode_t locate_partition(struct e2trim *t)
 static const char *io_options(const struct e2trim *t)
 {
 	return t->io_options[0] ? t->io_options : NULL;
+}
+
+/* Through NBD, libext2fs opens the connection by its name. */
+static const char *fs_name(const struct e2trim *t)
+{
+	return t->nbd ? t->nbd->name : t->path;
+}
+
+static io_manager fs_io(const struct e2trim *t)
+{
+	return t->nbd ? nbd_io_manager : unix_io_manager;
 }
 
 /* What a failed ext2fs_open2() means for the person running e2trim. */
@@ -246,8 +269,8 @@ static errcode_t open_fs(struct e2trim *t)
 	errcode_t err, forced[MAX_FORCED];
 	unsigned int i, nforced = 0;
 
-	err = ext2fs_open2(t->path, io_options(t), flags, 0, 0,
-			   unix_io_manager, &t->fs);
+	err = ext2fs_open2(fs_name(t), io_options(t), flags, 0, 0,
+			   fs_io(t), &t->fs);
 	if (err) {
 		t->fs = NULL;
 		return open_error(t, err);
@@ -285,8 +308,8 @@ static errcode_t open_fs(struct e2trim *t)
 	if (!ext2fs_has_feature_mmp(t->fs->super) || t->opt.dryrun)
 		return 0;
 	ext2fs_close_free(&t->fs);
-	err = ext2fs_open2(t->path, io_options(t),
-			   EXT2_FLAG_64BITS | EXT2_FLAG_RW, 0, 0, unix_io_manager,
+	err = ext2fs_open2(fs_name(t), io_options(t),
+			   EXT2_FLAG_64BITS | EXT2_FLAG_RW, 0, 0, fs_io(t),
 			   &t->fs);
 	if (err) {
 		t->fs = NULL;
@@ -417,9 +440,18 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 	if (opts)
 		t->opt = *opts;
 	t->res.dryrun = t->opt.dryrun;
-	err = check_not_mounted(t);
+	if (nbd_is_uri(path)) {
+		err = open_nbd_uri(t);
+	} else {
+		err = check_not_mounted(t);
+		if (!err)
+			err = open_device(t);
+		if (!err)
+			err = open_image_format(t);
+	}
+	t->opt.format = NULL;	/* the caller's string: used only here */
 	if (!err)
-		err = open_device(t);
+		open_allocated(t, &t->res.allocated_before_bytes);
 	if (!err && (t->opt.partition || t->opt.offset_bytes))
 		err = locate_partition(t);
 	t->res.is_blkdev = t->is_blkdev;
@@ -552,4 +584,5 @@ void open_close(struct e2trim *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
+	open_nbd_close(t);
 }

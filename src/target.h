@@ -89,6 +89,15 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode);
 int target_file_init(struct target *t, int fd, enum trim_mode mode);
 
 /*
+ * Prepare @t over the NBD connection @c (nbd_io.h), trimming inward to
+ * @cluster_bytes (the VM image's cluster; 0: unknown) or the server's
+ * block size, whichever is larger.  -EOPNOTSUPP for TRIM_SECURE.
+ */
+struct nbd_conn;
+int target_nbd_init(struct target *t, struct nbd_conn *c,
+		    uint64_t cluster_bytes, enum trim_mode mode);
+
+/*
  * Switch a block device target to io_uring discards, with @sync_ops as
  * the fallback.  -EOPNOTSUPP when not built in or not possible.
  */

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * nbd_io.c - the NBD connection, and libext2fs reading through it
+ *
+ * qemu-nbd is started through libnbd's systemd socket activation: libnbd
+ * makes the socket, forks, and the server exits when the handle closes,
+ * so no server is ever left behind and no port or socket path is chosen
+ * by us.  --discard=unmap is what makes qemu free clusters: without it
+ * qemu-nbd still accepts every trim and frees nothing.
+ *
+ * A refusal by the server (qemu's image lock above all: another qemu has
+ * the image open) reaches the client only as a closed connection; the
+ * words are on the server's stderr.  So the server runs through
+ * `sh -c 'exec 2>FILE; exec "$@"'` (exec keeps the process id that
+ * socket activation's LISTEN_PID names) and FILE is read on failure.
+ *
+ * libext2fs's io managers are opened by name only: the name given to
+ * ext2fs_open2() carries the connection's address ("nbd-conn:0x..."),
+ * and the connection a magic number, so nothing global is needed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libnbd.h>
+
+#include "nbd_io.h"
+
+#define CONN_PREFIX "nbd-conn:"
+#define CONN_MAGIC 0x6e626465u		/* "nbde" */
+
+/* The connection and the magic that io_open() checks, one allocation. */
+struct conn_box {
+	unsigned int magic;
+	struct nbd_conn c;
+};
+
+int nbd_is_uri(const char *path)
+{
+	static const char *const schemes[] = {
+		"nbd://", "nbds://", "nbd+unix://", "nbds+unix://",
+		"nbd+vsock://", "nbds+vsock://",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (!strncmp(path, schemes[i], strlen(schemes[i])))
+			return 1;
+	return 0;
+}
+
+static enum nbd_open_fail new_conn(struct nbd_conn **out)
+{
+	struct conn_box *box = calloc(1, sizeof(*box));
+
+	*out = NULL;
+	if (!box)
+		return NBD_OPEN_NO_MEMORY;
+	box->magic = CONN_MAGIC;
+	box->c.h = nbd_create();
+	if (!box->c.h) {
+		free(box);
+		return NBD_OPEN_NO_MEMORY;
+	}
+	snprintf(box->c.name, sizeof(box->c.name), CONN_PREFIX "%p",
+		 (void *)box);
+	/* ask for block status, to trim only what is allocated */
+	nbd_add_meta_context(box->c.h, LIBNBD_CONTEXT_BASE_ALLOCATION);
+	*out = &box->c;
+	return NBD_OPEN_OK;
+}
+
+static struct conn_box *box_of(struct nbd_conn *c)
+{
+	return (struct conn_box *)((char *)c - offsetof(struct conn_box, c));
+}
+
+/* What the server said about itself, once connected. */
+static void read_caps(struct nbd_conn *c)
+{
+	int64_t v;
+
+	v = nbd_get_size(c->h);
+	c->size_bytes = v > 0 ? (uint64_t)v : 0;
+	c->can_trim = nbd_can_trim(c->h) == 1 && nbd_is_read_only(c->h) != 1;
+	c->has_status = nbd_can_meta_context(c->h,
+					     LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
+	v = nbd_get_block_size(c->h, LIBNBD_SIZE_MINIMUM);
+	c->min_block = v > 0 ? (uint64_t)v : 0;
+	v = nbd_get_block_size(c->h, LIBNBD_SIZE_PREFERRED);
+	c->pref_block = v > 0 ? (uint64_t)v : 0;
+	v = nbd_get_block_size(c->h, LIBNBD_SIZE_MAXIMUM);
+	c->max_block = v > 0 ? (uint64_t)v : 0;
+}
+
+static void nbd_why(char *why, size_t len)
+{
+	const char *e = nbd_get_error();
+
+	snprintf(why, len, "%s", e ? e : "cannot connect");
+}
+
+enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
+				     char *why, size_t len)
+{
+	enum nbd_open_fail rc = new_conn(out);
+
+	if (rc)
+		return rc;
+	if (nbd_connect_uri((*out)->h, uri) == -1) {
+		nbd_why(why, len);
+		nbd_conn_close(*out);
+		*out = NULL;
+		return NBD_OPEN_FAILED;
+	}
+	read_caps(*out);
+	return NBD_OPEN_OK;
+}
+
+/*
+ * The server's stderr, first line that says something, into @why.
+ * Returns 1 if it is qemu's image lock refusing.
+ */
+static int read_server_stderr(const char *path, char *why, size_t len)
+{
+	char line[512];
+	int locked = 0, have = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
+		/* 'Failed to get "write" lock', 'Failed to get shared ...' */
+		if (strstr(line, "Failed to get") && strstr(line, "lock")) {
+			locked = 1;
+			snprintf(why, len, "%s", line);
+			break;
+		}
+		if (!have)
+			snprintf(why, len, "%s", line);
+		have = 1;
+	}
+	fclose(f);
+	return locked;
+}
+
+/* A file for the server's stderr; @path gets its name. */
+static int make_err_file(char *path, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, len, "%s/e2trim-nbd.XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
+				       const char *path, const char *format,
+				       int read_only, char *why, size_t len)
+{
+	char errpath[4096], *img = NULL;
+	char *argv[16];
+	enum nbd_open_fail rc;
+	int n = 0, ok;
+
+	rc = new_conn(out);
+	if (rc)
+		return rc;
+	/*
+	 * qemu reads "proto:rest" as a protocol when the colon comes before
+	 * any slash: "./" keeps a relative name a file name.
+	 */
+	if (path[0] != '/' && asprintf(&img, "./%s", path) < 0)
+		img = NULL;
+	if ((path[0] != '/' && !img) ||
+	    make_err_file(errpath, sizeof(errpath))) {
+		free(img);
+		nbd_conn_close(*out);
+		*out = NULL;
+		return NBD_OPEN_NO_MEMORY;
+	}
+	argv[n++] = (char *)"/bin/sh";
+	argv[n++] = (char *)"-c";
+	argv[n++] = (char *)"exec 2>\"$0\"; exec \"$@\"";
+	argv[n++] = errpath;
+	argv[n++] = (char *)"qemu-nbd";
+	argv[n++] = (char *)"-f";
+	argv[n++] = (char *)format;
+	argv[n++] = (char *)"--discard=unmap";
+	if (read_only)
+		argv[n++] = (char *)"--read-only";
+	argv[n++] = img ? img : (char *)path;
+	argv[n] = NULL;
+
+	ok = nbd_connect_systemd_socket_activation((*out)->h, argv) != -1;
+	if (!ok) {
+		nbd_why(why, len);
+		rc = read_server_stderr(errpath, why, len) ? NBD_OPEN_LOCKED :
+							     NBD_OPEN_FAILED;
+	}
+	unlink(errpath);
+	free(img);
+	if (!ok) {
+		nbd_conn_close(*out);
+		*out = NULL;
+		return rc;
+	}
+	read_caps(*out);
+	return NBD_OPEN_OK;
+}
+
+int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
+{
+	/* qemu-nbd takes 32 MiB at most in one request */
+	size_t max = c->max_block ? c->max_block : (32U << 20), n;
+	unsigned char *p = buf;
+
+	while (len) {
+		n = len < max ? len : max;
+		if (nbd_pread(c->h, p, n, off, 0) == -1)
+			return nbd_get_errno() ? nbd_get_errno() : EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int nbd_conn_flush(struct nbd_conn *c)
+{
+	if (nbd_can_flush(c->h) != 1)
+		return 0;
+	if (nbd_flush(c->h, 0) == -1)
+		return nbd_get_errno() ? nbd_get_errno() : EIO;
+	return 0;
+}
+
+void nbd_conn_close(struct nbd_conn *c)
+{
+	struct conn_box *box;
+
+	if (!c)
+		return;
+	box = box_of(c);
+	if (c->h) {
+		/* a clean goodbye: qemu-nbd flushes, then exits */
+		if (nbd_aio_is_ready(c->h) == 1)
+			nbd_shutdown(c->h, 0);
+		nbd_close(c->h);
+	}
+	box->magic = 0;
+	free(box);
+}
+
+/* ---- libext2fs's io manager over the connection ---- */
+
+struct io_priv {
+	struct nbd_conn *conn;
+	uint64_t offset_bytes;	/* "offset=N": where the filesystem starts */
+};
+
+static errcode_t io_open(const char *name, int flags, io_channel *channel)
+{
+	struct conn_box *box = NULL;
+	struct io_priv *p = NULL;
+	io_channel ch = NULL;
+	errcode_t err;
+
+	(void)flags;
+	if (!name || strncmp(name, CONN_PREFIX, strlen(CONN_PREFIX)) ||
+	    sscanf(name + strlen(CONN_PREFIX), "%p", (void **)&box) != 1 ||
+	    !box || box->magic != CONN_MAGIC)
+		return EXT2_ET_BAD_DEVICE_NAME;
+	err = ext2fs_get_memzero(sizeof(*ch), &ch);
+	if (!err)
+		err = ext2fs_get_memzero(sizeof(*p), &p);
+	if (!err)
+		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
+	if (err) {
+		if (ch)
+			ext2fs_free_mem(&ch->name);
+		ext2fs_free_mem(&ch);
+		ext2fs_free_mem(&p);
+		return err;
+	}
+	strcpy(ch->name, name);
+	p->conn = &box->c;
+	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	ch->manager = nbd_io_manager;
+	ch->block_size = 1024;
+	ch->refcount = 1;
+	ch->private_data = p;
+	*channel = ch;
+	return 0;
+}
+
+static errcode_t io_close(io_channel ch)
+{
+	if (--ch->refcount > 0)
+		return 0;
+	ext2fs_free_mem(&ch->private_data);
+	ext2fs_free_mem(&ch->name);
+	ext2fs_free_mem(&ch);
+	return 0;
+}
+
+static errcode_t io_set_blksize(io_channel ch, int blksize)
+{
+	ch->block_size = blksize;
+	return 0;
+}
+
+/* A negative @count means -count bytes (the superblock is read so). */
+static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
+			       int count, void *buf)
+{
+	struct io_priv *p = ch->private_data;
+	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
+				    (uint64_t)count * ch->block_size;
+	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
+	int rc;
+
+	if (off >= p->conn->size_bytes)
+		have = 0;
+	else
+		have = p->conn->size_bytes - off < size ?
+		       p->conn->size_bytes - off : size;
+	rc = have ? nbd_conn_pread(p->conn, buf, have, off) : 0;
+	if (rc)
+		return rc;
+	if (have < size) {
+		/* as unix_io: what lies past the end reads as zeroes */
+		memset((char *)buf + have, 0, size - have);
+		return EXT2_ET_SHORT_READ;
+	}
+	return 0;
+}
+
+static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
+			     void *buf)
+{
+	return io_read_blk64(ch, blk, count, buf);
+}
+
+/* e2trim writes no metadata: a write is a bug, refused. */
+static errcode_t io_write_blk64(io_channel ch, unsigned long long blk,
+				int count, const void *buf)
+{
+	(void)ch; (void)blk; (void)count; (void)buf;
+	return EXT2_ET_OP_NOT_SUPPORTED;
+}
+
+static errcode_t io_write_blk(io_channel ch, unsigned long blk, int count,
+			      const void *buf)
+{
+	return io_write_blk64(ch, blk, count, buf);
+}
+
+static errcode_t io_write_byte(io_channel ch, unsigned long off, int count,
+			       const void *buf)
+{
+	(void)ch; (void)off; (void)count; (void)buf;
+	return EXT2_ET_OP_NOT_SUPPORTED;
+}
+
+static errcode_t io_flush(io_channel ch)
+{
+	(void)ch;
+	return 0;
+}
+
+static errcode_t io_set_option(io_channel ch, const char *option,
+			       const char *arg)
+{
+	struct io_priv *p = ch->private_data;
+	unsigned long long v;
+	char *end;
+
+	if (strcmp(option, "offset") || !arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	p->offset_bytes = v;
+	return 0;
+}
+
+static struct struct_io_manager nbd_io = {
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,
+	.name = "e2trim NBD I/O Manager",
+	.open = io_open,
+	.close = io_close,
+	.set_blksize = io_set_blksize,
+	.read_blk = io_read_blk,
+	.write_blk = io_write_blk,
+	.flush = io_flush,
+	.write_byte = io_write_byte,
+	.set_option = io_set_option,
+	.read_blk64 = io_read_blk64,
+	.write_blk64 = io_write_blk64,
+};
+
+io_manager nbd_io_manager = &nbd_io;

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nbd_io.h - a filesystem inside a VM image (qcow2, vmdk, ...) or behind
+ *            an NBD server, read and trimmed through libnbd
+ *
+ * e2trim starts qemu-nbd itself (systemd socket activation: the server
+ * lives exactly as long as the connection) or connects to a server that
+ * runs already (an nbd:// URI).  libext2fs reads through nbd_io_manager,
+ * the trims go through target_nbd.c.
+ */
+#ifndef E2TRIM_NBD_IO_H
+#define E2TRIM_NBD_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+struct nbd_handle;
+
+struct nbd_conn {
+	struct nbd_handle *h;
+	char name[40];		/* "nbd-conn:<address>": what ext2fs_open2()
+				   gives nbd_io_manager's open */
+	uint64_t size_bytes;	/* of the export */
+	uint64_t min_block;	/* the server's block sizes, 0: not said */
+	uint64_t pref_block;
+	uint64_t max_block;
+	unsigned int can_trim : 1,
+		     has_status : 1;	/* base:allocation block status */
+};
+
+/* Outcome of nbd_conn_open_*(): why it failed, for the caller's code. */
+enum nbd_open_fail {
+	NBD_OPEN_OK = 0,
+	NBD_OPEN_NO_MEMORY,
+	NBD_OPEN_LOCKED,	/* qemu's image lock: another process has it */
+	NBD_OPEN_FAILED,	/* the server did not start or answer */
+};
+
+/*
+ * Start `qemu-nbd -f @format --discard=unmap [--read-only] @path` and
+ * connect.  On failure @why gets the server's own words (its stderr) or
+ * libnbd's.
+ */
+enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
+				       const char *path, const char *format,
+				       int read_only, char *why, size_t len);
+
+/* Connect to the server @uri names (nbd://, nbd+unix://...). */
+enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
+				     char *why, size_t len);
+
+/* Is @path an NBD URI rather than a file? */
+int nbd_is_uri(const char *path);
+
+/* Read @len bytes at @off of the export; 0 or an errno value. */
+int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off);
+
+/* Flush what the server caches (no-op if it cannot); 0 or errno. */
+int nbd_conn_flush(struct nbd_conn *c);
+
+/* Disconnect; a server e2trim started exits.  NULL is fine. */
+void nbd_conn_close(struct nbd_conn *c);
+
+/*
+ * libext2fs's view of the export: open it with @c->name as the device
+ * name (the connection's address, nothing global), "offset=N" as an
+ * io option for a partition.  Reads only: every write fails.
+ */
+extern io_manager nbd_io_manager;
+
+#endif /* E2TRIM_NBD_IO_H */

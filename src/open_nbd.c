@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * open_nbd.c - open a VM image (qcow2, vmdk, ...) or an NBD URI
+ *
+ * A raw image stays on the fast path (pread, io_uring, punched holes).
+ * Any other format is opened through qemu-nbd, which e2trim starts and
+ * stops itself; an NBD URI names a server that runs already.  From then
+ * on every read goes through the connection (libext2fs through
+ * nbd_io_manager, the fast readers through libext2fs: t->fd is -1), so
+ * nothing ever takes the image file's own bytes for the filesystem's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2trim_int.h"
+#include "image_format.h"
+#include "nbd_io.h"
+#include "open_nbd.h"
+
+/* The refusals before the first read: server that cannot trim, lock. */
+static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
+			   errcode_t code, const char *why)
+{
+	switch (rc) {
+	case NBD_OPEN_OK:
+		return 0;
+	case NBD_OPEN_NO_MEMORY:
+		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
+	case NBD_OPEN_LOCKED:
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+	default:
+		return lib_fail(t, code, "%s", why);
+	}
+}
+
+static errcode_t check_conn(struct e2trim *t)
+{
+	struct nbd_conn *c = t->nbd;
+
+	t->size_bytes = c->size_bytes;
+	/* a dry run's own server is read-only: it trims nothing anyway */
+	if (!t->opt.dryrun && !c->can_trim)
+		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
+	return 0;
+}
+
+errcode_t open_nbd_uri(struct e2trim *t)
+{
+	char why[512] = "";
+	enum nbd_open_fail rc;
+
+	rc = nbd_conn_open_uri(&t->nbd, t->path, why, sizeof(why));
+	if (rc)
+		return conn_fail(t, rc, E2TRIM_ERR_NBD_CONNECT, why);
+	snprintf(t->res.image_format, sizeof(t->res.image_format), "nbd");
+	return check_conn(t);
+}
+
+/* The image file's allocated bytes, when it is one. */
+void open_allocated(struct e2trim *t, uint64_t *bytes)
+{
+	int fd = t->nbd ? t->image_fd : t->fd;
+	struct stat st;
+
+	if (fd < 0 || t->is_blkdev || fstat(fd, &st))
+		return;
+	*bytes = (uint64_t)st.st_blocks * 512;
+	t->res.allocated_known = 1;
+}
+
+errcode_t open_image_format(struct e2trim *t)
+{
+	const char *fmt = t->opt.format;
+	char why[512] = "";
+	enum nbd_open_fail rc;
+
+	if (!fmt && !t->is_blkdev)
+		fmt = image_format_probe(t->fd);
+	if (!fmt || !strcmp(fmt, "raw"))
+		return 0;
+	if (t->is_blkdev)
+		return lib_fail(t, E2TRIM_ERR_USAGE,
+				"--format works on image files only");
+	snprintf(t->res.image_format, sizeof(t->res.image_format), "%s", fmt);
+	t->cluster_bytes = image_cluster_bytes(t->fd, t->path, fmt);
+	/* from here on the file is qemu-nbd's; ours only tells its size */
+	t->image_fd = t->fd;
+	t->fd = -1;
+	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, t->opt.dryrun, why,
+				 sizeof(why));
+	if (rc)
+		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	return check_conn(t);
+}
+
+/*
+ * What blkid and the GPT checks read: the first and the last MiBs (MBR,
+ * GPT headers, the usual entry arrays, filesystem signatures at offset
+ * 0), and each GPT header's entry array wherever it points.  Anything
+ * else reads as zeroes, which no table's checksum accepts.
+ */
+#define SHADOW_EDGE (2ULL << 20)
+#define SHADOW_MAX_ENTRIES (4ULL << 20)
+
+static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
+{
+	unsigned char buf[64 << 10];
+	uint64_t n;
+	int rc;
+
+	if (off >= t->size_bytes)
+		return 0;
+	if (len > t->size_bytes - off)
+		len = t->size_bytes - off;
+	while (len) {
+		n = len < sizeof(buf) ? len : sizeof(buf);
+		rc = nbd_conn_pread(t->nbd, buf, n, off);
+		if (rc)
+			return -rc;
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+			return -errno;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The entry array the GPT header at @lba (sector size @ss) names. */
+static int copy_gpt_entries(struct e2trim *t, int fd, unsigned int ss,
+			    uint64_t lba)
+{
+	unsigned char h[92];
+	uint64_t len;
+
+	if (pread(fd, h, sizeof(h), (off_t)(lba * ss)) != (ssize_t)sizeof(h) ||
+	    memcmp(h, "EFI PART", 8))
+		return 0;
+	len = (le64(h + 80) & 0xffffffff) * (le64(h + 84) & 0xffffffff);
+	if (len > SHADOW_MAX_ENTRIES)
+		len = SHADOW_MAX_ENTRIES;
+	return copy_range(t, fd, le64(h + 72) * ss, len);
+}
+
+int open_nbd_shadow(struct e2trim *t)
+{
+	static const unsigned int sizes[] = { 512, 4096 };
+	uint64_t tail;
+	unsigned int i;
+	int fd, rc;
+
+	fd = memfd_create("e2trim-table", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	tail = t->size_bytes > SHADOW_EDGE ? t->size_bytes - SHADOW_EDGE : 0;
+	rc = ftruncate(fd, (off_t)t->size_bytes) ? -errno : 0;
+	if (!rc)
+		rc = copy_range(t, fd, 0, SHADOW_EDGE);
+	if (!rc)
+		rc = copy_range(t, fd, tail, SHADOW_EDGE);
+	for (i = 0; !rc && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		rc = copy_gpt_entries(t, fd, sizes[i], 1);
+		if (!rc && t->size_bytes >= sizes[i])
+			rc = copy_gpt_entries(t, fd, sizes[i],
+					      t->size_bytes / sizes[i] - 1);
+	}
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+void open_nbd_close(struct e2trim *t)
+{
+	nbd_conn_close(t->nbd);
+	t->nbd = NULL;
+	if (t->image_fd >= 0)
+		close(t->image_fd);
+	t->image_fd = -1;
+}

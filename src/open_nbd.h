@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * open_nbd.h - open a VM image or an NBD URI (open_nbd.c)
+ */
+#ifndef E2TRIM_OPEN_NBD_H
+#define E2TRIM_OPEN_NBD_H
+
+#include "e2trim_int.h"
+
+/* @t->path is an NBD URI: connect, refuse a server that cannot trim. */
+errcode_t open_nbd_uri(struct e2trim *t);
+
+/*
+ * @t->fd is open on an image file: if it is a VM image (by its magic,
+ * or opts.format), start qemu-nbd on it and read through that from now.
+ */
+errcode_t open_image_format(struct e2trim *t);
+
+/* *@bytes = the image file's allocated size, if it is a file. */
+void open_allocated(struct e2trim *t, uint64_t *bytes);
+
+/*
+ * A VM image's disk as a file descriptor for the partition code: a
+ * sparse memfd of the disk's size holding what a partition table can
+ * be read from.  Returns the fd, or -errno.
+ */
+int open_nbd_shadow(struct e2trim *t);
+
+void open_nbd_close(struct e2trim *t);
+
+#endif /* E2TRIM_OPEN_NBD_H */

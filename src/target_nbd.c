@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * target_nbd.c - discards through NBD: a VM image behind qemu-nbd, or any
+ *                NBD server
+ *
+ * Three things decide what a trim frees in a VM image:
+ *  - qcow2 (and its kin) frees only whole clusters covered by one aligned
+ *    request: sixteen 4 KiB trims over a 64 KiB cluster free nothing.  The
+ *    granularity is the cluster (or the server's block size if larger),
+ *    and the plan has merged extents across group edges already.
+ *  - a trim over a range that is a hole already makes a qcow2 *grow*: qemu
+ *    allocates L2 tables to record the discard.  So only what NBD block
+ *    status (base:allocation) calls allocated is trimmed; holes are
+ *    counted as already sparse, as SEEK_HOLE does for raw images.
+ *  - one request at a time over a socket is a round trip each; up to
+ *    NBD_DEPTH trims are in flight (nbd_aio_trim), completions counted as
+ *    they come.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libnbd.h>
+
+#include "nbd_io.h"
+#include "target.h"
+
+#define NBD_DEPTH 64
+/* NBD lengths are 32-bit; 1 GiB is a multiple of any cluster size */
+#define NBD_MAX_REQUEST (1ULL << 30)
+
+/*
+ * The allocated segment block status found last, [ds, de) in export
+ * bytes, and where that query began (q_start): [q_start, ds) is a hole.
+ * As with SEEK_DATA on raw images, the plan asks in ascending order and
+ * trims only behind the position asked for, so the answer stays true.
+ */
+struct nbd_state {
+	struct nbd_conn *c;
+	uint64_t q_start, ds, de;
+	int valid;
+};
+
+struct nbd_req {
+	struct target *t;
+	uint64_t start, len;
+};
+
+static int nbd_err(void)
+{
+	int e = nbd_get_errno();
+
+	return e ? -e : -EIO;
+}
+
+static int nbd_request(struct target *t, uint64_t start_bytes,
+		       uint64_t len_bytes)
+{
+	struct nbd_state *st = t->priv;
+	uint64_t off = t->base_bytes + start_bytes;
+	int rc;
+
+	if (t->mode == TRIM_ZEROOUT)
+		rc = nbd_zero(st->c->h, len_bytes, off, 0);
+	else
+		rc = nbd_trim(st->c->h, len_bytes, off, 0);
+	return rc == -1 ? nbd_err() : 0;
+}
+
+static int trim_done(void *user_data, int *error)
+{
+	struct nbd_req *r = user_data;
+
+	target_complete(r->t, r->start, r->len, *error ? -*error : 0);
+	return 1;	/* retire the command: nothing more to ask of it */
+}
+
+/* Wait until fewer than @max requests are in flight. */
+static int wait_below(struct target *t, unsigned int max)
+{
+	struct nbd_state *st = t->priv;
+
+	while (nbd_aio_in_flight(st->c->h) >= (int)max) {
+		if (nbd_poll(st->c->h, -1) == -1) {
+			if (!t->error) {
+				t->error = nbd_err();
+				t->error_start = 0;
+			}
+			return t->error;
+		}
+	}
+	return 0;
+}
+
+static int nbd_submit(struct target *t, uint64_t start_bytes,
+		      uint64_t len_bytes)
+{
+	struct nbd_state *st = t->priv;
+	uint64_t off = t->base_bytes + start_bytes;
+	nbd_completion_callback cb = { .callback = trim_done, .free = free };
+	struct nbd_req *r;
+	int64_t cookie;
+
+	if (wait_below(t, NBD_DEPTH))
+		return t->error;
+	r = malloc(sizeof(*r));
+	if (!r) {
+		target_complete(t, start_bytes, len_bytes, -ENOMEM);
+		return t->error;
+	}
+	*r = (struct nbd_req){ t, start_bytes, len_bytes };
+	cb.user_data = r;
+	if (t->mode == TRIM_ZEROOUT)
+		cookie = nbd_aio_zero(st->c->h, len_bytes, off, cb, 0);
+	else
+		cookie = nbd_aio_trim(st->c->h, len_bytes, off, cb, 0);
+	/* on failure libnbd has freed r already, through cb.free */
+	if (cookie == -1)
+		target_complete(t, start_bytes, len_bytes, nbd_err());
+	return t->error;
+}
+
+/* Every trim done, then the server's caches written out. */
+static int nbd_finish(struct target *t)
+{
+	struct nbd_state *st = t->priv;
+	int rc;
+
+	wait_below(t, 1);
+	rc = nbd_conn_flush(st->c);
+	if (rc && !t->error) {
+		t->error = -rc;
+		t->error_start = 0;
+	}
+	return t->error;
+}
+
+/* Block status from @pos: one reply's extents, at most up to @lim. */
+struct status_walk {
+	struct nbd_state *st;
+	uint64_t pos, lim;
+	uint64_t covered;	/* how far the reply reached */
+	int found;
+};
+
+static int status_extent(void *user_data, const char *metacontext,
+			 uint64_t offset, uint32_t *entries, size_t n,
+			 int *error)
+{
+	struct status_walk *w = user_data;
+	uint64_t at = offset;
+	size_t i;
+
+	(void)error;
+	if (strcmp(metacontext, LIBNBD_CONTEXT_BASE_ALLOCATION))
+		return 0;
+	for (i = 0; i + 1 < n; i += 2) {
+		uint64_t len = entries[i];
+		int hole = entries[i + 1] & LIBNBD_STATE_HOLE;
+
+		if (!hole && !w->found) {
+			w->st->ds = at;
+			w->st->de = at + len;
+			w->found = 1;
+		} else if (!hole && w->st->de == at) {
+			w->st->de = at + len;
+		} else if (w->found) {
+			break;
+		}
+		at += len;
+	}
+	if (at > w->covered)
+		w->covered = at;
+	return 0;
+}
+
+/* Find the next allocated segment at or after @pos, before @lim. */
+static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
+{
+	struct status_walk w = { st, pos, lim, pos, 0 };
+	nbd_extent_callback cb = { .callback = status_extent,
+				   .user_data = &w };
+	uint64_t count;
+
+	st->q_start = pos;
+	while (pos < lim) {
+		count = lim - pos < NBD_MAX_REQUEST ? lim - pos :
+						      NBD_MAX_REQUEST;
+		w.covered = pos;
+		if (nbd_block_status(st->c->h, count, pos, cb, 0) == -1)
+			return nbd_err();
+		if (w.found)
+			break;
+		if (w.covered <= pos)
+			return -EIO;	/* a reply that says nothing */
+		pos = w.covered;
+	}
+	if (!w.found)
+		st->ds = st->de = UINT64_MAX;	/* hole up to lim at least */
+	st->valid = 1;
+	return 0;
+}
+
+static int nbd_next_data(struct target *t, uint64_t start_bytes,
+			 uint64_t end_bytes, uint64_t *data_start,
+			 uint64_t *data_end)
+{
+	struct nbd_state *st = t->priv;
+	uint64_t base = t->base_bytes, pos = base + start_bytes;
+	uint64_t lim = base + end_bytes;
+	int rc;
+
+	if (!st->valid || pos < st->q_start || pos >= st->de) {
+		/* look ahead far: one query answers many small extents */
+		uint64_t look = st->c->size_bytes;
+
+		if (look < lim)
+			look = lim;
+		rc = query_status(st, pos, look);
+		if (rc)
+			return rc;
+	}
+	if (st->ds >= lim)
+		return 1;
+	*data_start = (st->ds > pos ? st->ds : pos) - base;
+	*data_end = (st->de < lim ? st->de : lim) - base;
+	return 0;
+}
+
+static void nbd_target_close(struct target *t)
+{
+	free(t->priv);
+}
+
+static const struct target_ops nbd_ops = {
+	.request = nbd_request,
+	.submit = nbd_submit,
+	.finish = nbd_finish,
+	.next_data = nbd_next_data,
+	.close = nbd_target_close,
+};
+
+static const struct target_ops nbd_ops_no_status = {
+	.request = nbd_request,
+	.submit = nbd_submit,
+	.finish = nbd_finish,
+	.close = nbd_target_close,
+};
+
+int target_nbd_init(struct target *t, struct nbd_conn *c,
+		    uint64_t cluster_bytes, enum trim_mode mode)
+{
+	struct nbd_state *st;
+	uint64_t g = cluster_bytes;
+
+	if (mode == TRIM_SECURE)
+		return -EOPNOTSUPP;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->c = c;
+	t->priv = st;
+	t->ops = c->has_status ? &nbd_ops : &nbd_ops_no_status;
+	t->fd = -1;
+	t->mode = mode;
+	if (c->min_block > g)
+		g = c->min_block;
+	if (c->pref_block > g)
+		g = c->pref_block;
+	if (!g)
+		g = 1;
+	t->lim.granularity = g;
+	/* clusters start at the image's offset 0, not the partition's */
+	t->lim.align_offset = (g - t->base_bytes % g) % g;
+	t->lim.max_bytes = NBD_MAX_REQUEST;
+	return 0;
+}
