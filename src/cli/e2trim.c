@@ -54,13 +54,15 @@ static void close_stdout(void)
 static void __attribute__((__noreturn__)) usage(void)
 {
 	printf("Usage:\n"
-	       " %s [options] <device|image>\n\n"
+	       " %s [options] <device|image|nbd-uri>\n\n"
 	       "Discard the free space of an unmounted ext2/ext3/ext4 filesystem.\n\n"
 	       "Options:\n"
 	       " -o, --offset <num>   the offset in bytes to start discarding from\n"
 	       " -l, --length <num>   the number of bytes to discard\n"
 	       " -m, --minimum <num>  the minimum extent length to discard\n"
 	       " -p, --partition <N>  the filesystem is partition N of this disk image\n"
+	       "     --format <fmt>   the image's format (qcow2, vmdk, vdi, vhdx, raw...);\n"
+	       "                      default: told by its first bytes\n"
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
 	       " -z, --zeroout        write zeroes instead of discarding\n"
@@ -93,7 +95,11 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 22  group summary counts disagree with the bitmaps\n"
 	       " 23  a directory entry names an unused inode\n"
 	       " 24  partition table overlaps, or -p names a container\n"
-	       " A refusal (10-24) discards nothing.\n\n"
+	       " 25  the NBD server cannot trim\n"
+	       " 26  the VM image is open in another program (image lock)\n"
+	       " A refusal (10-26) discards nothing.\n\n"
+	       "A VM image (qcow2, vmdk, ...) is opened through qemu-nbd; an NBD URI\n"
+	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
 	exit(E2TRIM_EXIT_OK);
 }
@@ -139,7 +145,21 @@ static unsigned int partition_arg(const char *arg)
 	return n;
 }
 
-enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK };
+/* qemu's format names: letters, digits, '-', '_' */
+static const char *format_arg(const char *arg)
+{
+	const char *p;
+
+	for (p = arg; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= '0' && *p <= '9') &&
+		    *p != '-' && *p != '_')
+			break;
+	if (!*arg || *p || p - arg > 15)
+		bad_usage("invalid format: %s", arg);
+	return arg;
+}
+
+enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_FORMAT };
 
 static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 {
@@ -154,6 +174,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "list",    no_argument,       NULL, OPT_LIST },
 		{ "no-verify", no_argument,     NULL, OPT_NO_VERIFY },
 		{ "fsck",    optional_argument, NULL, OPT_FSCK },
+		{ "format",  required_argument, NULL, OPT_FORMAT },
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "quiet",   no_argument,       NULL, 'q' },
@@ -201,6 +222,9 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 				bad_usage("invalid --fsck argument: %s "
 					  "(only --fsck=force)", optarg);
 			ctl->fsck = optarg ? FSCK_FORCE : FSCK_PREEN;
+			break;
+		case OPT_FORMAT:
+			ctl->opts.format = format_arg(optarg);
 			break;
 		case 'f':
 			ctl->opts.force = 1;

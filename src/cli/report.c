@@ -56,6 +56,28 @@ void report_summary(const struct e2trim_control *ctl,
 		       size_to_human(r->bytes_kept_for_alignment, h,
 				     sizeof(h)));
 	printf("\n");
+	report_allocated(ctl, r);
+}
+
+/*
+ * The image file's allocated size before and after, and the saving: what
+ * du shows, the number that matters for a VM image (a qcow2's own file).
+ */
+void report_allocated(const struct e2trim_control *ctl,
+		      const struct e2trim_result *r)
+{
+	char b[HUMAN_SIZE_LEN], a[HUMAN_SIZE_LEN], s[HUMAN_SIZE_LEN];
+	uint64_t before = r->allocated_before_bytes;
+	uint64_t after = r->allocated_after_bytes;
+
+	if (!ctl->verbose || ctl->quiet || !r->allocated_known)
+		return;
+	printf("%s: %s%sallocated %s before, %s after, %s%s saved\n",
+	       ctl->device, r->image_format, r->image_format[0] ? " image " :
+	       "image ", size_to_human(before, b, sizeof(b)),
+	       size_to_human(after, a, sizeof(a)), after > before ? "-" : "",
+	       size_to_human(after > before ? after - before : before - after,
+			     s, sizeof(s)));
 }
 
 void report_partial(const struct e2trim_control *ctl,

@@ -32,4 +32,8 @@ void report_summary(const struct e2trim_control *ctl,
 void report_partial(const struct e2trim_control *ctl,
 		    const struct e2trim_result *r, const char *why);
 
+/* -v: the image file's allocated size before and after. */
+void report_allocated(const struct e2trim_control *ctl,
+		      const struct e2trim_result *r);
+
 #endif /* E2TRIM_REPORT_H */
