@@ -86,6 +86,11 @@ errcode_t open_image_format(struct e2trim *t)
 		return lib_fail(t, E2TRIM_ERR_USAGE,
 				"--format works on image files only");
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "%s", fmt);
+	/* measured with qemu 7.2: only qcow2 (and raw) free trimmed space */
+	if (strcmp(fmt, "qcow2"))
+		lib_warn(t, "qemu's %s driver keeps the space of what is trimmed:"
+			 " the image will not shrink; convert it once with "
+			 "qemu-img convert -O qcow2", fmt);
 	t->cluster_bytes = image_cluster_bytes(t->fd, t->path, fmt);
 	/* from here on the file is qemu-nbd's; ours only tells its size */
 	t->image_fd = t->fd;
