@@ -1,0 +1,89 @@
+#!/bin/bash
+# A whole-disk qcow2 (GPT, a partition of other bytes, an aged ext4 in
+# partition 2): e2trim -p 2 disk.qcow2 reads the table through NBD and
+# trims partition 2 in place.  Converted back to raw, nothing outside the
+# planned clusters changed (the table, partition 1, every used block),
+# the planned clusters read as zeros and e2fsck -fn is clean.  Then, as
+# root, the same as a user who owns the image and nothing else
+# (setpriv --reuid=65534).
+# shellcheck source-path=SCRIPTDIR/.. source=lib.sh
+. "$(dirname "$0")/../lib.sh"
+here=$(dirname "$0")/..
+command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps installs qemu-utils)"
+
+img="$T/disk.raw"
+truncate -s 160M "$img"
+printf 'label: gpt\nstart=2048, size=65536, type=L\nstart=67584, size=196608, type=L\n' |
+	sfdisk -q "$img" || fail "sfdisk"
+off=$((67584 * 512))
+head -c $((65536 * 512)) /dev/zero | tr '\0' '\141' |
+	dd of="$img" bs=512 seek=2048 conv=notrunc status=none
+mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$off "$img" 96M ||
+	fail "mke2fs in partition 2"
+fs="$img?offset=$off"
+: >"$T/cmds"
+for i in $(seq 0 39); do
+	head -c $(( (i % 9 + 1) * 37 * 1024 )) /dev/zero | tr '\0' '\245' >"$T/blob$i"
+	echo "write $T/blob$i f$i" >>"$T/cmds"
+done
+for i in $(seq 0 2 39); do echo "rm f$i" >>"$T/cmds"; done
+debugfs -w -f "$T/cmds" "$fs" >/dev/null 2>&1 || fail "debugfs"
+bs=$(dumpe2fs -h "$fs" 2>/dev/null | awk '/^Block size:/ {print $3}')
+free_block_ranges "$fs" | while read -r a b; do
+	head -c $(( (b - a + 1) * bs )) /dev/zero | tr '\0' '\132' |
+		dd of="$img" bs="$bs" seek=$(( off / bs + a )) conv=notrunc status=none
+done
+e2fsck -fn "$fs" >/dev/null 2>&1 || fail "e2fsck before"
+
+q="$T/disk.qcow2"
+qemu-img convert -O qcow2 "$img" "$q" || fail "qemu-img convert"
+cluster=65536
+# the plan in bytes of the disk, inward to whole clusters of the disk
+oracle_extents "$fs" | aligned_extents "$cluster" "$off" >"$T/plan"
+want=$(awk '{s += $2} END {print s + 0}' "$T/plan")
+[ "$want" -gt 0 ] || fail "empty plan"
+
+run_e2trim -n --list -p 2 "$q"
+assert_rc 0 "dry run -p 2"
+cmp -s "$OUT" "$T/plan" || { diff "$OUT" "$T/plan" | head; fail "--list differs from dumpe2fs"; }
+run_e2trim -n -p 3 "$q"
+assert_rc 11 "a partition that does not exist"
+assert_grep "no partition 3 (the gpt table has: 1, 2)" "$ERR" "missing partition message"
+
+# trim: QCOW and OWNER are the image and who runs e2trim
+trim_p2() {
+	local q=$1 who=("${@:2}") alloc0 alloc1
+	alloc0=$(alloc_bytes "$q")
+	RC=0
+	"${who[@]}" "$E2TRIM" -v -p 2 "$q" >"$T/out" 2>"$T/err" || RC=$?
+	assert_rc 0 "trim -p 2 ${who[*]}"
+	assert_grep "($want bytes) trimmed" "$T/out" "reported bytes"
+	alloc1=$(alloc_bytes "$q")
+	[ $(( (alloc0 - alloc1) * 10 )) -ge $((want * 9)) ] ||
+		fail "qcow2 shrank by $((alloc0 - alloc1)), less than 90 % of $want"
+	qemu-img check "$q" >/dev/null 2>&1 || fail "qemu-img check"
+	rm -f "$T/back.raw"
+	qemu-img convert -O raw "$q" "$T/back.raw" || fail "convert back"
+	python3 "$here/same_outside.py" "$img" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
+		fail "bytes outside the planned clusters changed"
+	python3 "$here/holes.py" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
+		fail "a planned cluster is not zeros"
+	e2fsck -fn "$T/back.raw?offset=$off" >/dev/null 2>&1 || fail "e2fsck after"
+	note "partition 2 in qcow2 ${who[*]}: $alloc0 -> $alloc1 bytes allocated"
+}
+cp "$q" "$T/orig.qcow2"
+trim_p2 "$q"
+
+# a user who owns the image and nothing else
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir "$T/nobody"
+	chmod 711 "$T"
+	cp "$T/orig.qcow2" "$T/nobody/disk.qcow2"
+	chown -R 65534:65534 "$T/nobody"
+	trim_p2 "$T/nobody/disk.qcow2" env TMPDIR="$T/nobody" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups
+	[ "$(stat -c %u "$T/nobody/disk.qcow2")" = 65534 ] || fail "owner changed"
+else
+	note "not root: the run as another user is left out"
+fi
+exit 0
