@@ -214,3 +214,7 @@ header "5 TiB ext4, 1 KiB blocks, > 2^32 blocks ($("$E2TRIM" -n --list "$huge" |
 run_dev "e2trim (loop device)" "$huge" '"$E2TRIM" -v $L'
 run_file "e2trim (image file)" "$huge" '"$E2TRIM" -v $F'
 rm -f "$dir/work.img"
+
+# 6. VM images in place through NBD, beside qemu-img convert and
+# virt-sparsify (tests/bench_vm.sh).
+E2TRIM=$E2TRIM BENCH_DIR=$dir bash "$here/bench_vm.sh"

@@ -10,6 +10,7 @@ command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps instal
 command -v nbdkit >/dev/null || skip "nbdkit not installed (make deps installs it)"
 
 PIDS=()
+# shellcheck disable=SC2317  # called by the trap
 stop_servers() {
 	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done

@@ -1,0 +1,90 @@
+#!/bin/bash
+# tests/bench_vm.sh - VM images: e2trim on a qcow2 in place, beside
+# `qemu-img convert -S 4k -O qcow2` (a new, sparse copy) and
+# `virt-sparsify --in-place` (libguestfs: boots an appliance VM), on the
+# same images in one run.  Part of `make bench` (tests/bench.sh runs it);
+# not a test: it prints numbers.  Needs root (mkaged.sh mounts).
+#
+#   BENCH_DIR     where the images live (default /var/tmp/e2trim-bench)
+#   BENCH_VM_BIG=1  also the 64 GiB fragmented image (mkfrag.sh)
+#   VIRT_SPARSIFY_TIMEOUT  seconds virt-sparsify gets (default 600)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+shared=$(cd "$here/../../shared/bench" 2>/dev/null && pwd) || shared=
+: "${E2TRIM:=$here/../build/e2trim}"
+dir=${BENCH_DIR:-/var/tmp/e2trim-bench}
+mkdir -p "$dir"
+export PATH="$PATH:/sbin:/usr/sbin"
+
+alloc_mib() { printf %.1f "$(echo "$(stat -c %b "$1") * 512 / 1048576" | bc -l)"; }
+row() { printf '%-38s %9s %12s %12s\n' "$@"; }
+now() { date +%s.%N; }
+secs() { printf %.3f "$(echo "$2 - $1" | bc)"; }
+
+# timed CMD...: run it, set SECS and RC; its output in $dir/vm.out
+timed() {
+	local t0
+	t0=$(now)
+	RC=0
+	"$@" >"$dir/vm.out" 2>&1 || RC=$?
+	SECS=$(secs "$t0" "$(now)")
+}
+
+# bench_qcow2 NAME RAW: the rows for one filesystem image
+bench_qcow2() {
+	local name=$1 raw=$2 base=$dir/vm-base.qcow2 w=$dir/vm-work.qcow2
+	local to=${VIRT_SPARSIFY_TIMEOUT:-600}
+	qemu-img convert -O qcow2 "$raw" "$base" || return
+	echo
+	echo "== $name as qcow2 ($(alloc_mib "$base") MiB allocated)"
+	row method seconds "result MiB" "saved MiB"
+
+	cp --sparse=always "$base" "$w"; sync
+	timed "$E2TRIM" -v "$w"
+	row "e2trim (in place, qemu-nbd)" "$SECS" "$(alloc_mib "$w")" \
+		"$(echo "$(alloc_mib "$base") - $(alloc_mib "$w")" | bc)"
+	[ "$RC" = 0 ] || { echo "  e2trim exited $RC:"; sed 's/^/  | /' "$dir/vm.out"; }
+	qemu-img check -q "$w" || echo "  qemu-img check: not clean"
+
+	rm -f "$dir/vm-conv.qcow2"
+	timed qemu-img convert -S 4k -O qcow2 "$base" "$dir/vm-conv.qcow2"
+	row "qemu-img convert -S 4k -O qcow2" "$SECS" \
+		"$(alloc_mib "$dir/vm-conv.qcow2")" \
+		"$(echo "$(alloc_mib "$base") - $(alloc_mib "$dir/vm-conv.qcow2")" | bc)"
+	rm -f "$dir/vm-conv.qcow2"
+
+	# the image e2trim trimmed, converted: what a pipeline that wants a
+	# compact copy gets after e2trim
+	timed qemu-img convert -S 4k -O qcow2 "$w" "$dir/vm-conv.qcow2"
+	row "e2trim, then qemu-img convert" "$SECS" \
+		"$(alloc_mib "$dir/vm-conv.qcow2")" "-"
+	rm -f "$dir/vm-conv.qcow2"
+
+	if command -v virt-sparsify >/dev/null; then
+		cp --sparse=always "$base" "$w"; sync
+		timed timeout "$to" virt-sparsify --in-place "$w"
+		if [ "$RC" = 0 ]; then
+			row "virt-sparsify --in-place" "$SECS" "$(alloc_mib "$w")" \
+				"$(echo "$(alloc_mib "$base") - $(alloc_mib "$w")" | bc)"
+		else
+			row "virt-sparsify --in-place" "failed" "-" "-"
+			echo "  exit $RC after ${SECS}s; its last words:"
+			tail -5 "$dir/vm.out" | sed 's/^/  | /'
+		fi
+	else
+		row "virt-sparsify --in-place" "-" "-" "-"
+		echo "  not installed (Debian libguestfs-tools)"
+	fi
+	rm -f "$w" "$base"
+}
+
+echo "e2trim VM image bench, $(date -u +%F), $(nproc) cores, qemu $(qemu-img --version | awk 'NR == 1 {print $3}')"
+aged=$dir/aged1g.img
+[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" 1024 1 >/dev/null
+bench_qcow2 "aged 1 GiB ext4" "$aged"
+
+if [ -n "${BENCH_VM_BIG:-}" ]; then
+	frag=$dir/frag64g.img
+	[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
+	bench_qcow2 "64 GiB ext4, fragmented" "$frag"
+fi
