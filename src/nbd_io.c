@@ -166,6 +166,23 @@ static int make_err_file(char *path, size_t len)
 	return 0;
 }
 
+enum nbd_open_fail nbd_conn_open_argv(struct nbd_conn **out, char **argv,
+				      char *why, size_t len)
+{
+	enum nbd_open_fail rc = new_conn(out);
+
+	if (rc)
+		return rc;
+	if (nbd_connect_systemd_socket_activation((*out)->h, argv) == -1) {
+		nbd_why(why, len);
+		nbd_conn_close(*out);
+		*out = NULL;
+		return NBD_OPEN_FAILED;
+	}
+	read_caps(*out);
+	return NBD_OPEN_OK;
+}
+
 enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 				       const char *path, const char *format,
 				       int read_only, char *why, size_t len)
@@ -173,22 +190,17 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	char errpath[4096], *img = NULL;
 	char *argv[16];
 	enum nbd_open_fail rc;
-	int n = 0, ok;
+	int n = 0;
 
-	rc = new_conn(out);
-	if (rc)
-		return rc;
+	*out = NULL;
 	/*
 	 * qemu reads "proto:rest" as a protocol when the colon comes before
 	 * any slash: "./" keeps a relative name a file name.
 	 */
 	if (path[0] != '/' && asprintf(&img, "./%s", path) < 0)
-		img = NULL;
-	if ((path[0] != '/' && !img) ||
-	    make_err_file(errpath, sizeof(errpath))) {
+		return NBD_OPEN_NO_MEMORY;
+	if (make_err_file(errpath, sizeof(errpath))) {
 		free(img);
-		nbd_conn_close(*out);
-		*out = NULL;
 		return NBD_OPEN_NO_MEMORY;
 	}
 	argv[n++] = (char *)"/bin/sh";
@@ -204,21 +216,12 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	argv[n++] = img ? img : (char *)path;
 	argv[n] = NULL;
 
-	ok = nbd_connect_systemd_socket_activation((*out)->h, argv) != -1;
-	if (!ok) {
-		nbd_why(why, len);
-		rc = read_server_stderr(errpath, why, len) ? NBD_OPEN_LOCKED :
-							     NBD_OPEN_FAILED;
-	}
+	rc = nbd_conn_open_argv(out, argv, why, len);
+	if (rc == NBD_OPEN_FAILED && read_server_stderr(errpath, why, len))
+		rc = NBD_OPEN_LOCKED;
 	unlink(errpath);
 	free(img);
-	if (!ok) {
-		nbd_conn_close(*out);
-		*out = NULL;
-		return rc;
-	}
-	read_caps(*out);
-	return NBD_OPEN_OK;
+	return rc;
 }
 
 int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)

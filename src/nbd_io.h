@@ -46,6 +46,13 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 				       const char *path, const char *format,
 				       int read_only, char *why, size_t len);
 
+/*
+ * Start the server @argv (NULL-terminated) through socket activation and
+ * connect; it exits when the connection closes.
+ */
+enum nbd_open_fail nbd_conn_open_argv(struct nbd_conn **out, char **argv,
+				      char *why, size_t len);
+
 /* Connect to the server @uri names (nbd://, nbd+unix://...). */
 enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
 				     char *why, size_t len);
