@@ -191,7 +191,8 @@ errcode_t e2trim_open(struct e2trim *t, const char *path,
  * Only the first steps of e2trim_open(): refuse a device that is in use
  * or cannot be opened, and find where the filesystem starts
  * (*@fs_offset_bytes).  Nothing stays open, so that e2fsck can have the
- * device to itself; call e2trim_open() afterwards.
+ * device to itself; call e2trim_open() afterwards.  A VM image or an NBD
+ * URI, which e2fsck cannot read, is refused (E2TRIM_ERR_USAGE).
  */
 errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		       const struct e2trim_options *opts,

@@ -552,6 +552,11 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 {
 	errcode_t err = open_steps(t, path, opts);
 
+	/* e2fsck reads devices and raw images only, never through NBD */
+	if (!err && t->nbd)
+		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
+			       "image or an NBD export (--fsck); check it "
+			       "from inside, or convert it to raw first");
 	*fs_offset_bytes = t->offset_bytes;
 	open_close(t);
 	free(t->path);

@@ -81,4 +81,19 @@ note "empty 1 GiB ext4: qcow2 $e0 -> $e1 bytes"
 # --format raw on a qcow2: its bytes are not an ext filesystem
 run_e2trim -n --format raw "$q"
 assert_rc 11 "--format raw on a qcow2"
+# e2fsck cannot read a qcow2: --fsck is a usage error, nothing run
+run_e2trim -n --fsck "$q"
+assert_rc 3 "--fsck on a qcow2"
+assert_grep "e2fsck cannot check a VM image" "$ERR" "--fsck's message"
+
+# another format qemu knows (vmdk): opened, checked and trimmed through
+# qemu-nbd, with a warning that qemu's driver keeps the space
+qemu-img convert -O vmdk "$raw" "$T/fs.vmdk" || fail "convert to vmdk"
+run_e2trim -v "$T/fs.vmdk"
+assert_rc 0 "vmdk"
+assert_grep "($want bytes) trimmed" "$OUT" "vmdk: the same plan"
+assert_grep "qemu's vmdk driver keeps the space" "$ERR" "vmdk's warning"
+qemu-img convert -O raw "$T/fs.vmdk" "$T/vmdk.raw" || fail "vmdk back to raw"
+assert_eq "$(used_blocks_digest "$T/vmdk.raw")" "$used0" "vmdk: used blocks"
+e2fsck -fn "$T/vmdk.raw" >/dev/null 2>&1 || fail "vmdk: e2fsck -fn after"
 exit 0
