@@ -224,12 +224,15 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	return rc;
 }
 
-int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
+/* Reads of whole, aligned blocks of at most max_block bytes. */
+static int pread_aligned(struct nbd_conn *c, unsigned char *p, size_t len,
+			 uint64_t off)
 {
 	/* qemu-nbd takes 32 MiB at most in one request */
 	size_t max = c->max_block ? c->max_block : (32U << 20), n;
-	unsigned char *p = buf;
 
+	if (c->min_block > 1)
+		max -= max % c->min_block;
 	while (len) {
 		n = len < max ? len : max;
 		if (nbd_pread(c->h, p, n, off, 0) == -1)
@@ -239,6 +242,35 @@ int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * A server may say that it takes nothing smaller than min_block (nbdkit's
+ * blocksize filter, a 4 KiB-sector device): the superblock's 1 KiB at
+ * byte 1024 is then read as the whole block around it.
+ */
+int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
+{
+	uint64_t mb = c->min_block, a, b;
+	unsigned char *tmp;
+	int rc;
+
+	if (mb <= 1 || (off % mb == 0 && len % mb == 0))
+		return pread_aligned(c, buf, len, off);
+	a = off - off % mb;
+	b = off + len;
+	if (b % mb)
+		b += mb - b % mb;
+	if (b > c->size_bytes)
+		return EINVAL;	/* an export whose size is not in blocks */
+	tmp = malloc(b - a);
+	if (!tmp)
+		return ENOMEM;
+	rc = pread_aligned(c, tmp, b - a, a);
+	if (!rc)
+		memcpy(buf, tmp + (off - a), len);
+	free(tmp);
+	return rc;
 }
 
 int nbd_conn_flush(struct nbd_conn *c)

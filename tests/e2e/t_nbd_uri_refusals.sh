@@ -49,6 +49,27 @@ assert_eq "$(used_blocks_digest "$raw")" "$used0" "used blocks after the trim"
 e2fsck -fn "$raw" >/dev/null 2>&1 || fail "e2fsck after"
 note "nbdkit file plugin: $alloc0 -> $alloc1 bytes allocated"
 
+# a server that takes nothing smaller than 4 KiB and prefers 64 KiB
+# (blocksize-policy refuses anything else): the superblock is read as
+# whole blocks, and the trims go in whole 64 KiB units
+mkfs "$T/bs.raw" 64M -t ext4
+age "$T/bs.raw" 9
+used_bs=$(used_blocks_digest "$T/bs.raw")
+nbdkit -U "$T/bs.sock" -P "$T/bs.pid" --filter=blocksize-policy file "$T/bs.raw" \
+	blocksize-minimum=4096 blocksize-preferred=65536 blocksize-maximum=1M \
+	blocksize-error-policy=error || fail "nbdkit blocksize-policy"
+wait_sock "$T/bs.sock"
+PIDS+=("$(cat "$T/bs.pid")")
+run_e2trim -n --list "nbd+unix:///?socket=$T/bs.sock"
+assert_rc 0 "dry run through a 4 KiB-minimum server"
+oracle_extents "$T/bs.raw" | aligned_extents 65536 >"$T/bs.plan"
+cmp -s "$OUT" "$T/bs.plan" || { diff "$OUT" "$T/bs.plan" | head; fail "--list not in the server's preferred 64 KiB"; }
+run_e2trim -v "nbd+unix:///?socket=$T/bs.sock"
+assert_rc 0 "trim through a 4 KiB-minimum server"
+kill "$(cat "$T/bs.pid")"
+assert_eq "$(used_blocks_digest "$T/bs.raw")" "$used_bs" "used blocks (blocksize-policy)"
+e2fsck -fn "$T/bs.raw" >/dev/null 2>&1 || fail "e2fsck after (blocksize-policy)"
+
 # a read-only server: refused with 25, nothing changed
 mkfs "$T/fs2.raw" 64M -t ext4
 age "$T/fs2.raw" 5
