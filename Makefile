@@ -51,13 +51,15 @@ endif
 
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
 # liburing is optional: without it block devices get one ioctl at a time.
+# libnbd's header is needed to build; the library itself is loaded with
+# dlopen() only for VM images and NBD URIs (src/nbd_dl.h says why).
 PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid libnbd) \
 	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING)
-PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid libnbd) \
+PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
 	   $(shell pkg-config --libs liburing 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
 # what a static link against libe2trim.a needs besides (e2trim.pc)
-PC_PRIVATE = ext2fs blkid libnbd$(shell pkg-config --exists liburing && echo ' liburing')
+PC_PRIVATE = ext2fs blkid$(shell pkg-config --exists liburing && echo ' liburing')
 VERSION := $(shell sed -n 's/^\#define E2TRIM_VERSION "\(.*\)"/\1/p' src/e2trim.h)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -83,7 +85,8 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/apply.c src/errors.c \
-	    src/nbd_io.c src/open_nbd.c src/image_format.c src/target_nbd.c
+	    src/nbd_io.c src/nbd_dl.c src/open_nbd.c src/image_format.c \
+	    src/target_nbd.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
@@ -137,6 +140,11 @@ $(B)/tests/test_uring: tests/unit/test_uring.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
 		-Wl,--wrap=io_uring_submit -Wl,--wrap=__io_uring_get_cqe \
 		$(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
+
+# the test calls libnbd itself, besides the table nbd_dl.c loads
+$(B)/tests/test_target_nbd: tests/unit/test_target_nbd.c $(LIB_OBJS) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		$(CMOCKA_LIBS) $(PKG_LIBS) $(shell pkg-config --libs libnbd) -lpthread
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(CLI_OBJS) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -Isrc/cli $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \

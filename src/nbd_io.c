@@ -27,6 +27,7 @@
 
 #include <libnbd.h>
 
+#include "nbd_dl.h"
 #include "nbd_io.h"
 
 #define CONN_PREFIX "nbd-conn:"
@@ -52,11 +53,18 @@ int nbd_is_uri(const char *path)
 	return 0;
 }
 
-static enum nbd_open_fail new_conn(struct nbd_conn **out)
+static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
+				   size_t len)
 {
-	struct conn_box *box = calloc(1, sizeof(*box));
+	struct conn_box *box;
+	const char *e;
 
 	*out = NULL;
+	if (nbd_dl_load(&e)) {
+		snprintf(why, len, "%s", e);
+		return NBD_OPEN_NO_LIBNBD;
+	}
+	box = calloc(1, sizeof(*box));
 	if (!box)
 		return NBD_OPEN_NO_MEMORY;
 	box->magic = CONN_MAGIC;
@@ -106,7 +114,7 @@ static void nbd_why(char *why, size_t len)
 enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
 				     char *why, size_t len)
 {
-	enum nbd_open_fail rc = new_conn(out);
+	enum nbd_open_fail rc = new_conn(out, why, len);
 
 	if (rc)
 		return rc;
@@ -169,7 +177,7 @@ static int make_err_file(char *path, size_t len)
 enum nbd_open_fail nbd_conn_open_argv(struct nbd_conn **out, char **argv,
 				      char *why, size_t len)
 {
-	enum nbd_open_fail rc = new_conn(out);
+	enum nbd_open_fail rc = new_conn(out, why, len);
 
 	if (rc)
 		return rc;

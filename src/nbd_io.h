@@ -33,6 +33,7 @@ struct nbd_conn {
 enum nbd_open_fail {
 	NBD_OPEN_OK = 0,
 	NBD_OPEN_NO_MEMORY,
+	NBD_OPEN_NO_LIBNBD,	/* libnbd.so.0 cannot be loaded */
 	NBD_OPEN_LOCKED,	/* qemu's image lock: another process has it */
 	NBD_OPEN_FAILED,	/* the server did not start or answer */
 };

@@ -30,6 +30,8 @@ static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
 		return 0;
 	case NBD_OPEN_NO_MEMORY:
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
+	case NBD_OPEN_NO_LIBNBD:
+		return lib_fail(t, E2TRIM_ERR_NO_LIBNBD, "%s", why);
 	case NBD_OPEN_LOCKED:
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
 	default:

@@ -22,6 +22,7 @@
 
 #include <libnbd.h>
 
+#include "nbd_dl.h"
 #include "nbd_io.h"
 #include "target.h"
 
