@@ -21,6 +21,7 @@
 #include <linux/fs.h>
 
 #include "e2trim_int.h"
+#include "walk.h"
 #include "gates.h"
 #include "gates_super.h"
 #include "journal_check.h"
@@ -310,12 +311,6 @@ static errcode_t check_size(struct e2trim *t)
 			(unsigned long long)t->size_bytes);
 }
 
-/* Does [blk, blk + n) lie inside [first, last]? */
-static int blocks_within(blk64_t blk, blk64_t n, blk64_t first, blk64_t last)
-{
-	return blk >= first && blk <= last && n - 1 <= last - blk;
-}
-
 /*
  * Where a group's bitmaps and inode table are: inside the filesystem, and
  * inside the group itself unless flex_bg lets them move.  This is the part
@@ -323,14 +318,15 @@ static int blocks_within(blk64_t blk, blk64_t n, blk64_t first, blk64_t last)
  * for overlaps, one block at a time (2 s on a 15 TiB filesystem), which
  * bitmap verification covers anyway.
  */
-static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
+static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g,
+				    const struct group_tables *gt)
 {
 	blk64_t first = fs->super->s_first_data_block;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t end = ext2fs_blocks_count(fs->super);
 
 	if (!ext2fs_has_feature_flex_bg(fs->super)) {
 		first = ext2fs_group_first_block2(fs, g);
-		last = ext2fs_group_last_block2(fs, g);
+		end = ext2fs_group_last_block2(fs, g) + 1;
 	}
 	/*
 	 * Block s_first_data_block holds the primary superblock, whatever
@@ -340,12 +336,12 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
 	 */
 	if (first == fs->super->s_first_data_block)
 		first++;
-	if (!blocks_within(ext2fs_block_bitmap_loc(fs, g), 1, first, last))
+	if (!range_inside(gt->block_bitmap, 1, first, end))
 		return EXT2_ET_GDESC_BAD_BLOCK_MAP;
-	if (!blocks_within(ext2fs_inode_bitmap_loc(fs, g), 1, first, last))
+	if (!range_inside(gt->inode_bitmap, 1, first, end))
 		return EXT2_ET_GDESC_BAD_INODE_MAP;
-	if (!blocks_within(ext2fs_inode_table_loc(fs, g),
-			   fs->inode_blocks_per_group, first, last))
+	if (!range_inside(gt->inode_table, fs->inode_blocks_per_group, first,
+			  end))
 		return EXT2_ET_GDESC_BAD_INODE_TABLE;
 	return 0;
 }
@@ -358,15 +354,16 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
 static errcode_t check_descriptors(struct e2trim *t)
 {
 	ext2_filsys fs = t->fs;
+	struct group_tables gt;
 	errcode_t err;
 	dgrp_t g;
 
-	for (g = 0; g < fs->group_desc_count; g++) {
+	for_each_group_tables(fs, g, &gt) {
 		if (!ext2fs_group_desc_csum_verify(fs, g))
 			return lib_fail(t, E2TRIM_ERR_DESC_CSUM,
 					"group %u descriptor checksum does not match",
 					g);
-		err = check_group_layout(fs, g);
+		err = check_group_layout(fs, g, &gt);
 		if (err)
 			return lib_fail(t, E2TRIM_ERR_DESC_LAYOUT,
 					"group %u: %s", g, error_message(err));

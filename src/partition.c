@@ -21,6 +21,7 @@
 
 #include "partition.h"
 #include "partition_int.h"
+#include "walk.h"
 
 /* A table takes two extra entries for its own sectors (GPT: both ends). */
 #define TABLE_AREAS 2
@@ -123,9 +124,10 @@ static void list_partnos(const struct part_table *t, int logical_in,
 		const struct part_entry *e = &t->entries[i];
 
 		if (e->table_area || (logical_in &&
-		    (!e->logical || e->start_bytes < container->start_bytes ||
-		     e->start_bytes >= container->start_bytes +
-				       container->size_bytes)))
+		    (!e->logical || !range_inside(e->start_bytes, 1,
+				container->start_bytes,
+				container->start_bytes +
+				container->size_bytes))))
 			continue;
 		used += snprintf(buf + used, len - used, "%s%u",
 				 used ? ", " : "", e->partno);
