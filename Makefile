@@ -85,7 +85,9 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
-CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c
+CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
+	    src/cli/output.c src/cli/json.c src/cli/targets.c \
+	    src/cli/targets_parts.c src/cli/targets_run.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
 LIB_A := $(B)/libe2trim.a
