@@ -33,24 +33,24 @@ cp "$OUT" "$T/dry.json"
 q "$T/dry.json" 'd["version"], d["exit_code"], len(d["targets"])' >"$T/head"
 assert_eq "$(cat "$T/head")" "(1, 0, 1)" "version, exit code, one target"
 e='d["targets"][0]'
-assert_eq "$(q "$T/dry.json" "$e[\"status\"]")" "dry-run" "status"
-assert_eq "$(q "$T/dry.json" "$e[\"target\"]")" "$img" "target as given"
-assert_eq "$(q "$T/dry.json" "$e[\"result\"][\"bytes_trimmed\"]")" "$v_bytes" "bytes_trimmed = -v"
-assert_eq "$(q "$T/dry.json" "$e[\"result\"][\"extents\"]")" "$v_extents" "extents = -v"
-assert_eq "$(q "$T/dry.json" "$e[\"result\"][\"bytes_trimmed\"] + $e[\"result\"][\"bytes_already_sparse\"]")" \
+assert_eq "$(q "$T/dry.json" "${e}[\"status\"]")" "dry-run" "status"
+assert_eq "$(q "$T/dry.json" "${e}[\"target\"]")" "$img" "target as given"
+assert_eq "$(q "$T/dry.json" "${e}[\"result\"][\"bytes_trimmed\"]")" "$v_bytes" "bytes_trimmed = -v"
+assert_eq "$(q "$T/dry.json" "${e}[\"result\"][\"extents\"]")" "$v_extents" "extents = -v"
+assert_eq "$(q "$T/dry.json" "${e}[\"result\"][\"bytes_trimmed\"] + ${e}[\"result\"][\"bytes_already_sparse\"]")" \
 	"$list_sum" "bytes trimmed + already sparse = the --list sum"
 # the oracle: dumpe2fs's free extents, and its superblock
 oracle_extents "$img" >"$T/oracle"
-assert_eq "$(q "$T/dry.json" "$e[\"result\"][\"extents\"]")" "$(wc -l <"$T/oracle")" "extents = dumpe2fs's"
+assert_eq "$(q "$T/dry.json" "${e}[\"result\"][\"extents\"]")" "$(wc -l <"$T/oracle")" "extents = dumpe2fs's"
 want=$(aligned_extents "$hbs" <"$T/oracle" | awk '{s += $2} END {print s + 0}')
 assert_eq "$list_sum" "$want" "--list sum = dumpe2fs's extents aligned"
 dumpe2fs -h "$img" 2>/dev/null >"$T/sb"
 for f in "Block count:blocks" "Free blocks:free_blocks" "Block size:block_size" \
 	 "Filesystem UUID:uuid"; do
 	want=$(awk -F: -v k="${f%%:*}" '$1 == k {gsub(/^ +/, "", $2); print $2}' "$T/sb")
-	assert_eq "$(q "$T/dry.json" "$e[\"filesystem\"][\"${f##*:}\"]")" "$want" "filesystem.${f##*:}"
+	assert_eq "$(q "$T/dry.json" "${e}[\"filesystem\"][\"${f##*:}\"]")" "$want" "filesystem.${f##*:}"
 done
-assert_eq "$(q "$T/dry.json" "$e[\"filesystem\"][\"type\"], $e[\"device\"], $e[\"error\"]")" \
+assert_eq "$(q "$T/dry.json" "${e}[\"filesystem\"][\"type\"], ${e}[\"device\"], ${e}[\"error\"]")" \
 	"('ext4', None, None)" "type, no device for an image, no error"
 
 # the real run: what the file occupies drops by exactly the bytes trimmed
@@ -59,17 +59,17 @@ run_e2trim --json "$img"
 assert_rc 0 "--json trim"
 cp "$OUT" "$T/real.json"
 alloc1=$(alloc_bytes "$img")
-assert_eq "$(q "$T/real.json" "$e[\"status\"]")" "trimmed" "status"
-assert_eq "$(q "$T/real.json" "$e[\"result\"][\"allocated_before\"]")" "$alloc0" "allocated_before = st_blocks before"
-assert_eq "$(q "$T/real.json" "$e[\"result\"][\"allocated_after\"]")" "$alloc1" "allocated_after = st_blocks after"
-assert_eq "$(q "$T/real.json" "$e[\"result\"][\"bytes_trimmed\"]")" "$((alloc0 - alloc1))" "the drop is the bytes trimmed"
-assert_eq "$(q "$T/real.json" "$e[\"result\"][\"bytes_trimmed\"]")" "$v_bytes" "as the dry run said"
-assert_eq "$(q "$T/real.json" "type($e[\"result\"][\"seconds\"]).__name__")" "float" "seconds"
+assert_eq "$(q "$T/real.json" "${e}[\"status\"]")" "trimmed" "status"
+assert_eq "$(q "$T/real.json" "${e}[\"result\"][\"allocated_before\"]")" "$alloc0" "allocated_before = st_blocks before"
+assert_eq "$(q "$T/real.json" "${e}[\"result\"][\"allocated_after\"]")" "$alloc1" "allocated_after = st_blocks after"
+assert_eq "$(q "$T/real.json" "${e}[\"result\"][\"bytes_trimmed\"]")" "$((alloc0 - alloc1))" "the drop is the bytes trimmed"
+assert_eq "$(q "$T/real.json" "${e}[\"result\"][\"bytes_trimmed\"]")" "$v_bytes" "as the dry run said"
+assert_eq "$(q "$T/real.json" "type(${e}[\"result\"][\"seconds\"]).__name__")" "float" "seconds"
 e2fsck -fn "$img" >/dev/null 2>&1 || fail "e2fsck after"
 
 # -m and -l as asked, and the minimum applied
 run_e2trim -n --json -m 64K -l 32M "$img"
-assert_eq "$(q "$OUT" "$e[\"request\"]")" \
+assert_eq "$(q "$OUT" "${e}[\"request\"]")" \
 	"{'offset': 0, 'length': 33554432, 'minimum': 65536, 'minimum_applied': 65536}" "request"
 
 # a refused target, one that is not ext, and an odd name: each its entry
@@ -100,11 +100,11 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	run_e2trim -n --json "$dev"
 	assert_rc 0 "--json on $dev"
 	q=/sys/class/block/$(basename "$dev")/queue
-	assert_eq "$(q "$OUT" "$e[\"device\"][\"discard_granularity\"]")" \
+	assert_eq "$(q "$OUT" "${e}[\"device\"][\"discard_granularity\"]")" \
 		"$(granularity "$dev")" "discard granularity"
 	mb=$(cat "$q/discard_max_bytes")
-	assert_eq "$(q "$OUT" "$e[\"device\"][\"discard_max_bytes\"]")" "$mb" "discard_max_bytes"
-	assert_eq "$(q "$OUT" "$e[\"result\"][\"allocated_before\"], $e[\"result\"][\"allocated_after\"]")" \
+	assert_eq "$(q "$OUT" "${e}[\"device\"][\"discard_max_bytes\"]")" "$mb" "discard_max_bytes"
+	assert_eq "$(q "$OUT" "${e}[\"result\"][\"allocated_before\"], ${e}[\"result\"][\"allocated_after\"]")" \
 		"(None, None)" "a device's allocated size is unknown"
 elif [ "${CI:-}" = true ]; then
 	fail "needs root and loop devices under CI"
