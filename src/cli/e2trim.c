@@ -266,6 +266,11 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		bad_usage("%s", "--json and --list exclude each other");
 	ctl->names = argv + optind;
 	ctl->nnames = argc - optind;
+	/* "--fsck force disk.img": the argument needs the '=' */
+	if (ctl->fsck == FSCK_PREEN && ctl->nnames > 1 &&
+	    !strcmp(ctl->names[0], "force") && access("force", F_OK))
+		bad_usage("%s", "--fsck force: write --fsck=force (the "
+			  "argument needs the '=')");
 }
 
 /* The gates --force let pass: each worth a warning. */
