@@ -76,10 +76,15 @@ static int add_partition(struct target_list *nl, const struct target_rec *r,
 	}
 	/* a device's partition: its own device, without -p */
 	if (partition_device(rdev, p->partno, dev, sizeof(dev))) {
-		snprintf(label, sizeof(label), "partition %u has no device of "
-			 "its own (a loop device without partition scanning?); "
-			 "give the image file, or attach it with losetup -P",
+		snprintf(label, sizeof(label), "%s, partition %u", r->name,
 			 p->partno);
+		free(q->label);
+		q->label = strdup(label);
+		if (!q->label)
+			return -1;
+		snprintf(label, sizeof(label), "has no device of its own (a "
+			 "loop device without partition scanning?); give the "
+			 "image file, or attach it with losetup -P");
 		target_refuse_msg(q, E2TRIM_ERR_PARTITION_ON_BLKDEV, label);
 		return 0;
 	}
