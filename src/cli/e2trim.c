@@ -404,11 +404,13 @@ static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t,
 		return err;
 	}
 	catch_signals(t);
-	/* a signal that came before this target's turn */
-	if (cli_stop)
-		err = E2TRIM_ERR_INTERRUPTED;
-	else
-		err = e2trim_apply(t, list_extent, (void *)ctl);
+	/* a signal during the checks, with several targets (see targets_run.c) */
+	if (cli_stop) {
+		warnx_target(ctl->device, "interrupted before the first "
+			     "discard; nothing trimmed");
+		return E2TRIM_ERR_INTERRUPTED;
+	}
+	err = e2trim_apply(t, list_extent, (void *)ctl);
 	o->applied = 1;
 	report(ctl, t, err);
 	return err;
@@ -420,7 +422,8 @@ static void keep_outcome(struct outcome *o, const struct e2trim *t,
 {
 	o->err = err;
 	o->exit_code = e2trim_exit_code(err);
-	if (err && t)
+	/* an interruption's particulars only repeat it */
+	if (err && t && err != E2TRIM_ERR_INTERRUPTED)
 		e2trim_message(t, err, o->message, sizeof(o->message));
 	else if (err)
 		e2trim_message(NULL, err, o->message, sizeof(o->message));
