@@ -529,6 +529,10 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 {
 	errcode_t err = open_steps(t, path, opts);
 
+	/* e2fsck would only say "bad magic number" of a whole disk (27) */
+	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
+	    partition_whole_disk(t, t->fd))
+		err = E2TRIM_ERR_WHOLE_DISK;
 	*fs_offset_bytes = t->offset_bytes;
 	open_close(t);
 	free(t->path);

@@ -408,11 +408,12 @@ done:
 errcode_t partition_whole_disk(struct e2trim *et, int fd)
 {
 	struct e2trim_partition *p;
-	char list[256];
+	char list[256], fstype[16];
 	size_t used = 0;
 	unsigned int i, n, next = 0;
 
-	if (partition_list(et, fd, &p, &n))
+	if (fs_at_offset_zero(fd, fstype, sizeof(fstype)) ||
+	    partition_list(et, fd, &p, &n))
 		return 0;
 	list[0] = '\0';
 	for (i = 0; i < n; i++) {

@@ -85,8 +85,8 @@ errcode_t partition_list(struct e2trim *et, int fd,
 			 struct e2trim_partition **out, unsigned int *n);
 
 /*
- * @fd holds no filesystem at offset 0: is it a whole-disk image whose
- * table has ext partitions?  E2TRIM_ERR_WHOLE_DISK, listing them, or 0.
+ * Is @fd a whole-disk image: no ext2/3/4 filesystem at offset 0, and a
+ * table with ext partitions?  E2TRIM_ERR_WHOLE_DISK, listing them, or 0.
  */
 errcode_t partition_whole_disk(struct e2trim *et, int fd);
 

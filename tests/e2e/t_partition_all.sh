@@ -64,6 +64,8 @@ one_table() {
 	run_e2trim -n "$img"
 	assert_rc 27 "$label: a whole-disk image without -p"
 	assert_grep "its ext partitions: 1 (ext4), 3 (ext4)); give -p all" "$ERR" "$label: refusal names the partitions"
+	run_e2trim -n --fsck "$img"
+	assert_rc 27 "$label: --fsck on a whole-disk image, before e2fsck runs"
 
 	run_e2trim -n --list -p all "$img"
 	assert_rc 0 "$label: -p all --list"
