@@ -200,6 +200,7 @@ static struct target_rec *add_target(const struct e2trim_control *ctl,
 	if (!r)
 		return NULL;
 	r->opts = ctl->opts;
+	r->partno = ctl->opts.partition;
 	split_offset(r);
 	target_identify(r);
 	return r;

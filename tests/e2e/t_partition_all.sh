@@ -106,6 +106,20 @@ assert sum(t["result"]["bytes_trimmed"] for t in d["targets"]) == int(sys.argv[5
 	e2fsck -fn "$img?offset=$o1" >/dev/null 2>&1 || fail "$label: e2fsck partition 1"
 	e2fsck -fn "$img?offset=$o3" >/dev/null 2>&1 || fail "$label: e2fsck partition 3"
 	note "$label: $want bytes trimmed in partitions 1 and 3, the rest identical"
+
+	# the same spellings on a loop device over the whole image
+	if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
+		dev=$(loop_attach "$img")
+		run_e2trim -n "$dev"
+		assert_rc 27 "$label: a whole-disk loop device without -p"
+		run_e2trim -n --list "$dev?offset=$o3"
+		assert_rc 0 "$label: $dev?offset="
+		oracle_extents "$img?offset=$o3" | aligned_extents "$(granularity "$dev")" $o3 >"$T/plan.dev"
+		cmp -s "$OUT" "$T/plan.dev" || { diff "$OUT" "$T/plan.dev" | head; fail "$label: $dev?offset= plan"; }
+		losetup -d "$dev"
+	elif [ "${CI:-}" = true ]; then
+		fail "needs root and loop devices under CI"
+	fi
 }
 
 mkdir -p "$T/data"
