@@ -121,6 +121,10 @@ static errcode_t open_device(struct e2trim *t)
 
 	if (!t->is_blkdev) {
 		t->size_bytes = st.st_size;
+		/* before anything is punched: the "before" of the report */
+		t->res.allocated_before_bytes = (uint64_t)st.st_blocks * 512;
+		t->res.allocated_after_bytes = t->res.allocated_before_bytes;
+		t->res.allocated_known = 1;
 		return hold_loop_devices(t, &st);
 	}
 	if (ioctl(t->fd, BLKGETSIZE64, &t->size_bytes))
@@ -251,6 +255,10 @@ static errcode_t open_fs(struct e2trim *t)
 			   unix_io_manager, &t->fs);
 	if (err) {
 		t->fs = NULL;
+		/* no filesystem at 0, but a table: a whole disk (27) */
+		if (err == EXT2_ET_BAD_MAGIC && !t->opt.partition &&
+		    !t->opt.offset_bytes && partition_whole_disk(t, t->fd))
+			return E2TRIM_ERR_WHOLE_DISK;
 		return open_error(t, err);
 	}
 	/*
@@ -413,6 +421,7 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
 	if (opts)
 		t->opt = *opts;
+	clock_gettime(CLOCK_MONOTONIC, &t->opened);
 	t->res.dryrun = t->opt.dryrun;
 	err = check_not_mounted(t);
 	if (!err)
@@ -517,10 +526,33 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 {
 	errcode_t err = open_steps(t, path, opts);
 
+	/* e2fsck would only say "bad magic number" of a whole disk (27) */
+	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
+	    partition_whole_disk(t, t->fd))
+		err = E2TRIM_ERR_WHOLE_DISK;
 	*fs_offset_bytes = t->offset_bytes;
 	open_close(t);
 	free(t->path);
 	t->path = NULL;
+	return err;
+}
+
+errcode_t e2trim_partitions(struct e2trim *t, const char *path,
+			    struct e2trim_partition **out, unsigned int *n)
+{
+	/* read-only: listing writes nothing */
+	struct e2trim_options ro = { .dryrun = 1 };
+	errcode_t err;
+
+	*out = NULL;
+	*n = 0;
+	err = open_steps(t, path, &ro);
+	if (!err)
+		err = partition_list(t, t->fd, out, n);
+	open_close(t);
+	free(t->path);
+	t->path = NULL;
+	t->opt = (struct e2trim_options){ 0 };
 	return err;
 }
 
