@@ -36,9 +36,9 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
-	   libnbd-dev qemu-utils nbdkit libnbd-bin
+	   dosfstools libnbd-dev qemu-utils nbdkit libnbd-bin
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
-	    python3 xz qemu-nbd qemu-img nbdkit nbdinfo
+	    python3 xz mkfs.fat qemu-nbd qemu-img nbdkit nbdinfo
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -90,7 +90,9 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
-CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c
+CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
+	    src/cli/output.c src/cli/json.c src/cli/targets.c \
+	    src/cli/targets_parts.c src/cli/targets_run.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
 LIB_A := $(B)/libe2trim.a
@@ -99,7 +101,7 @@ BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
-	      test_partition test_itable_read test_target_nbd
+	      test_partition test_itable_read test_json test_target_nbd
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \

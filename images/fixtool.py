@@ -93,7 +93,13 @@ def dumpe2fs(img, header=False):
 
 def free_ranges(img):
     """Free block ranges, widened to whole clusters on bigalloc."""
-    out = dumpe2fs(img)
+    return parse_free_ranges(dumpe2fs(img))
+
+
+def parse_free_ranges(out):
+    """(block size, first, last) of each "Free blocks:" range in dumpe2fs
+    output OUT; on bigalloc dumpe2fs names a free cluster by its first
+    block, so each range is widened to the cluster's last block."""
     bs = int(re.search(r"^Block size:\s+(\d+)", out, re.M).group(1))
     count = int(re.search(r"^Block count:\s+(\d+)", out, re.M).group(1))
     m = re.search(r"^Cluster size:\s+(\d+)", out, re.M)

@@ -11,6 +11,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "e2trim_int.h"
 #include "open.h"
@@ -246,6 +248,24 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 	return E2TRIM_ERR_DISCARD;
 }
 
+/*
+ * After apply: the run's wall time, and what the image file occupies now
+ * (the host frees punched blocks at once: st_blocks says it).
+ */
+static void take_after(struct e2trim *t)
+{
+	struct timespec now;
+	struct stat st;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t->res.seconds = (double)(now.tv_sec - t->opened.tv_sec) +
+			 (now.tv_nsec - t->opened.tv_nsec) / 1e9;
+	fd = t->nbd ? t->image_fd : t->fd;	/* a VM image: its own file */
+	if (t->res.allocated_known && fd >= 0 && !fstat(fd, &st))
+		t->res.allocated_after_bytes = (uint64_t)st.st_blocks * 512;
+}
+
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
 	struct target tg;
@@ -262,11 +282,11 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	/* requests still in flight finish, whatever stopped the plan */
 	target_finish(&tg);
 	take_target_stats(&t->res, &tg);
-	open_allocated(t, &t->res.allocated_after_bytes);
 	if (err == (errcode_t)-1 || tg.error)
 		ret = stopped(t, &tg);
 	else if (err)
 		ret = lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
 	target_close(&tg);
+	take_after(t);
 	return ret;
 }

@@ -32,6 +32,7 @@
 
 #include "bitmap.h"
 #include "free_runs.h"
+#include "walk.h"
 
 struct bitmap_stream {
 	ext2_filsys fs;
@@ -67,9 +68,9 @@ static int group_is_uninit(ext2_filsys fs, dgrp_t g)
 static errcode_t collect_uninit_meta(struct bitmap_stream *bs)
 {
 	ext2_filsys fs = bs->fs;
-	blk64_t count = ext2fs_blocks_count(fs->super), blk;
 	int saved_type = fs->default_bitmap_type;
 	struct mark_run itable, bbitmap, ibitmap;
+	struct group_tables gt;
 	errcode_t err;
 	dgrp_t g;
 
@@ -82,19 +83,19 @@ static errcode_t collect_uninit_meta(struct bitmap_stream *bs)
 
 	itable.map = bbitmap.map = ibitmap.map = bs->uninit_meta;
 	itable.len = bbitmap.len = ibitmap.len = 0;
-	for (g = 0; g < fs->group_desc_count; g++) {
-		if (!ext2fs_bg_flags_test(fs, g, EXT2_BG_BLOCK_UNINIT))
+	for_each_group_tables(fs, g, &gt) {
+		if (!(gt.flags & EXT2_BG_BLOCK_UNINIT))
 			continue;
 		ext2fs_reserve_super_and_bgd(fs, g, bs->uninit_meta);
-		blk = ext2fs_inode_table_loc(fs, g);
-		if (blk && blk + fs->inode_blocks_per_group <= count)
-			mark_run_add(&itable, blk, fs->inode_blocks_per_group);
-		blk = ext2fs_block_bitmap_loc(fs, g);
-		if (blk && blk < count)
-			mark_run_add(&bbitmap, blk, 1);
-		blk = ext2fs_inode_bitmap_loc(fs, g);
-		if (blk && blk < count)
-			mark_run_add(&ibitmap, blk, 1);
+		/* block 0: no table (first_data_block is 0 or 1) */
+		if (gt.inode_table &&
+		    blocks_in_fs(fs, gt.inode_table, fs->inode_blocks_per_group))
+			mark_run_add(&itable, gt.inode_table,
+				     fs->inode_blocks_per_group);
+		if (gt.block_bitmap && blocks_in_fs(fs, gt.block_bitmap, 1))
+			mark_run_add(&bbitmap, gt.block_bitmap, 1);
+		if (gt.inode_bitmap && blocks_in_fs(fs, gt.inode_bitmap, 1))
+			mark_run_add(&ibitmap, gt.inode_bitmap, 1);
 	}
 	mark_run_flush(&itable);
 	mark_run_flush(&bbitmap);
@@ -120,12 +121,6 @@ static int meta_in_group(struct bitmap_stream *bs)
 	return bs->meta_next <= bs->glast;
 }
 
-static int bitmap_blk_valid(ext2_filsys fs, blk64_t blk)
-{
-	return blk >= fs->super->s_first_data_block &&
-	       blk < ext2fs_blocks_count(fs->super);
-}
-
 /*
  * Read the bitmaps of the groups from @g on, up to BITMAP_READ_BATCH of
  * them that have one.  A group whose descriptor points outside the
@@ -142,7 +137,7 @@ static void fill_window(struct bitmap_stream *bs, dgrp_t g)
 		if (group_is_uninit(fs, g))
 			continue;
 		blk = ext2fs_block_bitmap_loc(fs, g);
-		if (!bitmap_blk_valid(fs, blk)) {
+		if (!blocks_in_fs(fs, blk, 1)) {
 			if (n)
 				break;
 			bs->win_group[0] = g;
@@ -361,8 +356,8 @@ static errcode_t keep_group_runs(struct bitmap_stream *bs, __u32 *nfree)
 		err = group_run(bs, from, last, &start, &end);
 		if (err == ENOENT)
 			break;
-		if (!err && end <= from)
-			err = EXT2_ET_INVALID_ARGUMENT;	/* would not advance */
+		if (!err && !run_advances(from, start, end))
+			err = EXT2_ET_INVALID_ARGUMENT;
 		if (!err && !bs->runs.overflow)
 			err = free_runs_add(&bs->runs, start, end);
 		if (err)

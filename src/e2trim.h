@@ -44,7 +44,7 @@
 #define E2TRIM_VERSION "0.1.0"
 
 /*
- * The e2trim command's exit codes.  0-3 are the usual outcomes; 10-26
+ * The e2trim command's exit codes.  0-3 are the usual outcomes; 10-27
  * are refusals, and a refusal always means that nothing was discarded.
  * The same table is in README.md, e2trim --help and e2trim(8), and
  * e2trim_exit_code() maps each error code onto one of them.
@@ -73,7 +73,11 @@ enum e2trim_exit {
 					   extended container, a stray table */
 	E2TRIM_EXIT_NBD_NO_TRIM = 25,	/* the NBD server cannot trim */
 	E2TRIM_EXIT_IMAGE_LOCKED = 26,	/* the VM image is open elsewhere */
+	E2TRIM_EXIT_WHOLE_DISK = 27,	/* a whole-disk image given without -p */
 	E2TRIM_EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
+	/* several targets (a single one keeps its own code): */
+	E2TRIM_EXIT_SOME_FAILED = 64,	/* some failed or were refused */
+	E2TRIM_EXIT_ALL_FAILED = 65,	/* every one failed or was refused */
 };
 
 /* How the space is given back. */
@@ -156,16 +160,20 @@ struct e2trim_result {
 	/* a request that failed: -errno and where (0 if none did) */
 	int error_errno;
 	uint64_t error_start_bytes;
-	/* through NBD: qemu's name of the image's format, "nbd" for a URI */
-	char image_format[16];
 	/*
-	 * The image file's allocated size (st_blocks * 512; of the qcow2
-	 * file itself for a VM image) when opened and after the trim;
-	 * allocated_known is 0 for block devices and NBD URIs.
+	 * Added after 0.1.0, at the end so that the layout above stays.
+	 * Image files: the bytes the file occupies on its host filesystem
+	 * (st_blocks * 512), when e2trim_open() began and when
+	 * e2trim_apply() ended; allocated_known is 0 for block devices,
+	 * where nothing says it.
 	 */
 	uint64_t allocated_before_bytes;
 	uint64_t allocated_after_bytes;
+	double seconds;			/* wall time from e2trim_open() to the
+					   end of e2trim_apply() (so far) */
 	unsigned int allocated_known : 1;
+	/* through NBD: qemu's name of the image's format, "nbd" for a URI */
+	char image_format[16];
 };
 
 struct e2trim;
@@ -284,6 +292,25 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code,
 
 /* The e2trim command's exit code for @code: 0 for 0, 1 if unknown. */
 int e2trim_exit_code(errcode_t code);
+
+/* One partition of a disk image's table (see e2trim_partitions()). */
+struct e2trim_partition {
+	unsigned int partno;		/* 1-based, as in /dev/sda1 */
+	uint64_t start_bytes;
+	uint64_t size_bytes;
+	char fs_type[8];		/* "ext2", "ext3", "ext4"; "" if none */
+};
+
+/*
+ * Every partition of the MBR or GPT table of @path (an image file or a
+ * whole-disk device) that can hold a filesystem, in table order, with
+ * the ext2/3/4 filesystem libblkid finds in each.  The whole table is
+ * checked first, as for opts.partition (E2TRIM_ERR_PARTITION and the
+ * like); E2TRIM_ERR_NO_PARTITION_TABLE if there is none.  Nothing stays
+ * open; @t may then open one of them.  *@out is malloc'd: free() it.
+ */
+errcode_t e2trim_partitions(struct e2trim *t, const char *path,
+			    struct e2trim_partition **out, unsigned int *n);
 
 /* Close everything (releasing MMP, writing no metadata) and free @t. */
 void e2trim_free(struct e2trim *t);

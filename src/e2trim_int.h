@@ -11,6 +11,7 @@
 #define E2TRIM_INT_H
 
 #include <stdint.h>
+#include <time.h>
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim.h"
@@ -53,6 +54,7 @@ struct e2trim {
 	unsigned int nwarnings;
 	const volatile sig_atomic_t *cancel;
 	struct e2trim_result res;
+	struct timespec opened;		/* when e2trim_open() began: seconds */
 	errcode_t cause;		/* the library's or errno underneath */
 	char detail[DETAIL_LEN];	/* particulars of the last error */
 };

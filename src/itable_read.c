@@ -28,6 +28,7 @@
 
 #include "itable_read.h"
 #include "range_read.h"
+#include "walk.h"
 
 enum seg_kind { SEG_READ, SEG_BAD, SEG_DONE, SEG_ERROR, SEG_END };
 
@@ -71,16 +72,17 @@ static errcode_t open_group(struct walk *w)
 {
 	ext2_filsys fs = w->fs;
 	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super), used = ipg, unused;
-	blk64_t loc = ext2fs_inode_table_loc(fs, w->g);
+	struct group_tables gt;
+	blk64_t loc;
 
-	if (loc && (loc < fs->super->s_first_data_block ||
-		    loc + fs->inode_blocks_per_group - 1 >=
-		    ext2fs_blocks_count(fs->super)))
+	group_tables(fs, w->g, &gt);
+	loc = gt.inode_table;
+	if (loc && !blocks_in_fs(fs, loc, fs->inode_blocks_per_group))
 		return EXT2_ET_GDESC_BAD_INODE_TABLE;
 	if (ext2fs_has_group_desc_csum(fs)) {
 		unused = ext2fs_bg_itable_unused(fs, w->g);
 		used = used > unused ? used - unused : 0;
-		if (ext2fs_bg_flags_test(fs, w->g, EXT2_BG_INODE_UNINIT))
+		if (gt.flags & EXT2_BG_INODE_UNINIT)
 			used = 0;
 	}
 	if (used && !loc)

@@ -21,6 +21,7 @@
 #include <linux/fs.h>
 
 #include "e2trim_int.h"
+#include "walk.h"
 #include "gates.h"
 #include "gates_super.h"
 #include "journal_check.h"
@@ -122,6 +123,10 @@ static errcode_t open_device(struct e2trim *t)
 
 	if (!t->is_blkdev) {
 		t->size_bytes = st.st_size;
+		/* before anything is punched: the "before" of the report */
+		t->res.allocated_before_bytes = (uint64_t)st.st_blocks * 512;
+		t->res.allocated_after_bytes = t->res.allocated_before_bytes;
+		t->res.allocated_known = 1;
 		return hold_loop_devices(t, &st);
 	}
 	if (ioctl(t->fd, BLKGETSIZE64, &t->size_bytes))
@@ -173,6 +178,21 @@ static errcode_t locate_partition(struct e2trim *t)
 static const char *io_options(const struct e2trim *t)
 {
 	return t->io_options[0] ? t->io_options : NULL;
+}
+
+/* A partition table and no filesystem at byte 0?  Through NBD too. */
+static int whole_disk(struct e2trim *t)
+{
+	int fd, ret;
+
+	if (!t->nbd)
+		return partition_whole_disk(t, t->fd) != 0;
+	fd = open_nbd_shadow(t);
+	if (fd < 0)
+		return 0;
+	ret = partition_whole_disk(t, fd) != 0;
+	close(fd);
+	return ret;
 }
 
 /* Through NBD, libext2fs opens the connection by its name. */
@@ -273,6 +293,10 @@ static errcode_t open_fs(struct e2trim *t)
 			   fs_io(t), &t->fs);
 	if (err) {
 		t->fs = NULL;
+		/* no filesystem at 0, but a table: a whole disk (27) */
+		if (err == EXT2_ET_BAD_MAGIC && !t->opt.partition &&
+		    !t->opt.offset_bytes && whole_disk(t))
+			return E2TRIM_ERR_WHOLE_DISK;
 		return open_error(t, err);
 	}
 	/*
@@ -333,12 +357,6 @@ static errcode_t check_size(struct e2trim *t)
 			(unsigned long long)t->size_bytes);
 }
 
-/* Does [blk, blk + n) lie inside [first, last]? */
-static int blocks_within(blk64_t blk, blk64_t n, blk64_t first, blk64_t last)
-{
-	return blk >= first && blk <= last && n - 1 <= last - blk;
-}
-
 /*
  * Where a group's bitmaps and inode table are: inside the filesystem, and
  * inside the group itself unless flex_bg lets them move.  This is the part
@@ -346,14 +364,15 @@ static int blocks_within(blk64_t blk, blk64_t n, blk64_t first, blk64_t last)
  * for overlaps, one block at a time (2 s on a 15 TiB filesystem), which
  * bitmap verification covers anyway.
  */
-static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
+static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g,
+				    const struct group_tables *gt)
 {
 	blk64_t first = fs->super->s_first_data_block;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t end = ext2fs_blocks_count(fs->super);
 
 	if (!ext2fs_has_feature_flex_bg(fs->super)) {
 		first = ext2fs_group_first_block2(fs, g);
-		last = ext2fs_group_last_block2(fs, g);
+		end = ext2fs_group_last_block2(fs, g) + 1;
 	}
 	/*
 	 * Block s_first_data_block holds the primary superblock, whatever
@@ -363,12 +382,12 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
 	 */
 	if (first == fs->super->s_first_data_block)
 		first++;
-	if (!blocks_within(ext2fs_block_bitmap_loc(fs, g), 1, first, last))
+	if (!range_inside(gt->block_bitmap, 1, first, end))
 		return EXT2_ET_GDESC_BAD_BLOCK_MAP;
-	if (!blocks_within(ext2fs_inode_bitmap_loc(fs, g), 1, first, last))
+	if (!range_inside(gt->inode_bitmap, 1, first, end))
 		return EXT2_ET_GDESC_BAD_INODE_MAP;
-	if (!blocks_within(ext2fs_inode_table_loc(fs, g),
-			   fs->inode_blocks_per_group, first, last))
+	if (!range_inside(gt->inode_table, fs->inode_blocks_per_group, first,
+			  end))
 		return EXT2_ET_GDESC_BAD_INODE_TABLE;
 	return 0;
 }
@@ -381,15 +400,16 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g)
 static errcode_t check_descriptors(struct e2trim *t)
 {
 	ext2_filsys fs = t->fs;
+	struct group_tables gt;
 	errcode_t err;
 	dgrp_t g;
 
-	for (g = 0; g < fs->group_desc_count; g++) {
+	for_each_group_tables(fs, g, &gt) {
 		if (!ext2fs_group_desc_csum_verify(fs, g))
 			return lib_fail(t, E2TRIM_ERR_DESC_CSUM,
 					"group %u descriptor checksum does not match",
 					g);
-		err = check_group_layout(fs, g);
+		err = check_group_layout(fs, g, &gt);
 		if (err)
 			return lib_fail(t, E2TRIM_ERR_DESC_LAYOUT,
 					"group %u: %s", g, error_message(err));
@@ -439,6 +459,7 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
 	if (opts)
 		t->opt = *opts;
+	clock_gettime(CLOCK_MONOTONIC, &t->opened);
 	t->res.dryrun = t->opt.dryrun;
 	if (nbd_is_uri(path)) {
 		err = open_nbd_uri(t);
@@ -450,8 +471,6 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 			err = open_image_format(t);
 	}
 	t->opt.format = NULL;	/* the caller's string: used only here */
-	if (!err)
-		open_allocated(t, &t->res.allocated_before_bytes);
 	if (!err && (t->opt.partition || t->opt.offset_bytes))
 		err = locate_partition(t);
 	t->res.is_blkdev = t->is_blkdev;
@@ -557,10 +576,44 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
 			       "image or an NBD export (--fsck); check it "
 			       "from inside, or convert it to raw first");
+	/* e2fsck would only say "bad magic number" of a whole disk (27) */
+	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
+	    whole_disk(t))
+		err = E2TRIM_ERR_WHOLE_DISK;
 	*fs_offset_bytes = t->offset_bytes;
 	open_close(t);
 	free(t->path);
 	t->path = NULL;
+	return err;
+}
+
+errcode_t e2trim_partitions(struct e2trim *t, const char *path,
+			    struct e2trim_partition **out, unsigned int *n)
+{
+	/* read-only: listing writes nothing */
+	struct e2trim_options ro = { .dryrun = 1 };
+	errcode_t err;
+
+	*out = NULL;
+	*n = 0;
+	err = open_steps(t, path, &ro);
+	if (!err && t->nbd) {
+		int fd = open_nbd_shadow(t);
+
+		if (fd < 0)
+			err = lib_fail_cause(t, E2TRIM_ERR_OPEN, -fd,
+					     "cannot read the partition table");
+		else
+			err = partition_list(t, fd, out, n);
+		if (fd >= 0)
+			close(fd);
+	} else if (!err) {
+		err = partition_list(t, t->fd, out, n);
+	}
+	open_close(t);
+	free(t->path);
+	t->path = NULL;
+	t->opt = (struct e2trim_options){ 0 };
 	return err;
 }
 

@@ -62,18 +62,6 @@ errcode_t open_nbd_uri(struct e2trim *t)
 	return check_conn(t);
 }
 
-/* The image file's allocated bytes, when it is one. */
-void open_allocated(struct e2trim *t, uint64_t *bytes)
-{
-	int fd = t->nbd ? t->image_fd : t->fd;
-	struct stat st;
-
-	if (fd < 0 || t->is_blkdev || fstat(fd, &st))
-		return;
-	*bytes = (uint64_t)st.st_blocks * 512;
-	t->res.allocated_known = 1;
-}
-
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;

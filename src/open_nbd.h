@@ -16,9 +16,6 @@ errcode_t open_nbd_uri(struct e2trim *t);
  */
 errcode_t open_image_format(struct e2trim *t);
 
-/* *@bytes = the image file's allocated size, if it is a file. */
-void open_allocated(struct e2trim *t, uint64_t *bytes);
-
 /*
  * A VM image's disk as a file descriptor for the partition code: a
  * sparse memfd of the disk's size holding what a partition table can

@@ -21,6 +21,7 @@
 
 #include "partition.h"
 #include "partition_int.h"
+#include "walk.h"
 
 /* A table takes two extra entries for its own sectors (GPT: both ends). */
 #define TABLE_AREAS 2
@@ -123,9 +124,10 @@ static void list_partnos(const struct part_table *t, int logical_in,
 		const struct part_entry *e = &t->entries[i];
 
 		if (e->table_area || (logical_in &&
-		    (!e->logical || e->start_bytes < container->start_bytes ||
-		     e->start_bytes >= container->start_bytes +
-				       container->size_bytes)))
+		    (!e->logical || !range_inside(e->start_bytes, 1,
+				container->start_bytes,
+				container->start_bytes +
+				container->size_bytes))))
 			continue;
 		used += snprintf(buf + used, len - used, "%s%u",
 				 used ? ", " : "", e->partno);
@@ -168,10 +170,11 @@ static errcode_t check_gpt(struct e2trim *et, int fd, unsigned int ss,
 }
 
 /*
- * An ext2/3/4 superblock at offset 0 as well as a table: one of them is
- * stale, and the filesystem at 0 would be the one spanning the disk.
+ * Which ext2/3/4 filesystem (libblkid's name) starts at @off_bytes, if
+ * any: @size_bytes 0 means to the end of the image.
  */
-static int fs_at_offset_zero(int fd, char *type, size_t len)
+static int ext_fs_at(int fd, uint64_t off_bytes, uint64_t size_bytes,
+		     char *type, size_t len)
 {
 	static const char *const ext[] = { "ext2", "ext3", "ext4", "ext4dev",
 					   NULL };
@@ -181,7 +184,7 @@ static int fs_at_offset_zero(int fd, char *type, size_t len)
 
 	if (!pr)
 		return 0;
-	if (!blkid_probe_set_device(pr, fd, 0, 0)) {
+	if (!blkid_probe_set_device(pr, fd, off_bytes, size_bytes)) {
 		blkid_probe_enable_partitions(pr, 0);
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN,
@@ -193,6 +196,15 @@ static int fs_at_offset_zero(int fd, char *type, size_t len)
 	}
 	blkid_free_probe(pr);
 	return found;
+}
+
+/*
+ * An ext2/3/4 superblock at offset 0 as well as a table: one of them is
+ * stale, and the filesystem at 0 would be the one spanning the disk.
+ */
+static int fs_at_offset_zero(int fd, char *type, size_t len)
+{
+	return ext_fs_at(fd, 0, 0, type, len);
 }
 
 /* The table is believed; is @partno in it, and a place for a filesystem? */
@@ -293,15 +305,30 @@ static errcode_t no_table(struct e2trim *et, int fd, blkid_probe pr)
 	return lib_fail(et, E2TRIM_ERR_NO_PARTITION_TABLE, NULL);
 }
 
-errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
-			   uint64_t *start_bytes, uint64_t *size_bytes)
+/* libblkid's name lives only as long as its probe: ours outlives it */
+static const char *table_type(const char *name)
+{
+	static const char *const known[] = { "dos", "gpt", "sun", "sgi",
+		"bsd", "mac", "atari", "solaris", "unixware", "minix",
+		"ultrix", "aix", NULL };
+	unsigned int i;
+
+	for (i = 0; known[i]; i++)
+		if (name && !strcmp(name, known[i]))
+			return known[i];
+	return "unknown";
+}
+
+/*
+ * The table in @fd, read by libblkid and checked whole (t->entries is
+ * malloc'd, also on failure).
+ */
+static errcode_t read_table(struct e2trim *et, int fd, struct part_table *t)
 {
 	blkid_probe pr = blkid_new_probe();
-	struct part_table t = { .type = "" };
-	const struct part_entry *e = NULL;
 	blkid_parttable tab;
 	blkid_partlist ls;
-	errcode_t ret = 0;
+	errcode_t ret;
 
 	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
 		ret = lib_fail(et, E2TRIM_ERR_PARTITION_TABLE, NULL);
@@ -314,17 +341,93 @@ errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
 		ret = no_table(et, fd, pr);
 		goto done;
 	}
-	t.type = blkid_parttable_get_type(tab);
-	ret = check_table(et, fd, pr, ls, &t);
+	t->type = table_type(blkid_parttable_get_type(tab));
+	ret = check_table(et, fd, pr, ls, t);
+done:
+	if (pr)
+		blkid_free_probe(pr);
+	return ret;
+}
+
+errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
+			   uint64_t *start_bytes, uint64_t *size_bytes)
+{
+	struct part_table t = { .type = "" };
+	const struct part_entry *e = NULL;
+	errcode_t ret;
+
+	ret = read_table(et, fd, &t);
 	if (!ret)
 		ret = select_partition(et, &t, partno, &e);
 	if (!ret) {
 		*start_bytes = e->start_bytes;
 		*size_bytes = e->size_bytes;
 	}
+	free(t.entries);
+	return ret;
+}
+
+errcode_t partition_list(struct e2trim *et, int fd,
+			 struct e2trim_partition **out, unsigned int *n)
+{
+	struct part_table t = { .type = "" };
+	struct e2trim_partition *p;
+	unsigned int i;
+	errcode_t ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = read_table(et, fd, &t);
+	if (ret)
+		goto done;
+	p = calloc(t.n ? t.n : 1, sizeof(*p));
+	if (!p) {
+		ret = lib_fail(et, E2TRIM_ERR_NO_MEMORY, NULL);
+		goto done;
+	}
+	for (i = 0; i < t.n; i++) {
+		const struct part_entry *e = &t.entries[i];
+		struct e2trim_partition *q = &p[*n];
+
+		/* a container holds partitions, not a filesystem */
+		if (e->table_area || e->extended)
+			continue;
+		q->partno = e->partno;
+		q->start_bytes = e->start_bytes;
+		q->size_bytes = e->size_bytes;
+		if (!e->size_bytes ||
+		    !ext_fs_at(fd, e->start_bytes, e->size_bytes, q->fs_type,
+			       sizeof(q->fs_type)))
+			q->fs_type[0] = '\0';
+		(*n)++;
+	}
+	*out = p;
 done:
 	free(t.entries);
-	if (pr)
-		blkid_free_probe(pr);
 	return ret;
+}
+
+errcode_t partition_whole_disk(struct e2trim *et, int fd)
+{
+	struct e2trim_partition *p;
+	char list[256], fstype[16];
+	size_t used = 0;
+	unsigned int i, n, next = 0;
+
+	if (fs_at_offset_zero(fd, fstype, sizeof(fstype)) ||
+	    partition_list(et, fd, &p, &n))
+		return 0;
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!p[i].fs_type[0] || used >= sizeof(list))
+			continue;
+		used += snprintf(list + used, sizeof(list) - used, "%s%u (%s)",
+				 used ? ", " : "", p[i].partno, p[i].fs_type);
+		next++;
+	}
+	free(p);
+	if (!next)
+		return 0;
+	return lib_fail(et, E2TRIM_ERR_WHOLE_DISK, "its ext partition%s: %s",
+			next == 1 ? "" : "s", list);
 }

@@ -76,4 +76,18 @@ errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
 errcode_t partition_on_blkdev(struct e2trim *et, int fd,
 			       unsigned int partno);
 
+/*
+ * Every partition of the table in @fd that can hold a filesystem (not
+ * the extended containers), in table order, once the whole table has
+ * been checked as for partition_locate(); *@out is malloc'd.
+ */
+errcode_t partition_list(struct e2trim *et, int fd,
+			 struct e2trim_partition **out, unsigned int *n);
+
+/*
+ * Is @fd a whole-disk image: no ext2/3/4 filesystem at offset 0, and a
+ * table with ext partitions?  E2TRIM_ERR_WHOLE_DISK, listing them, or 0.
+ */
+errcode_t partition_whole_disk(struct e2trim *et, int fd);
+
 #endif /* E2TRIM_PARTITION_H */

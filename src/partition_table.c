@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "partition.h"
+#include "walk.h"
 
 static uint64_t entry_end(const struct part_entry *e)
 {
@@ -19,14 +20,14 @@ static uint64_t entry_end(const struct part_entry *e)
 
 static int overlap(const struct part_entry *a, const struct part_entry *b)
 {
-	return a->size_bytes && b->size_bytes &&
-	       a->start_bytes < entry_end(b) && b->start_bytes < entry_end(a);
+	return ranges_overlap(a->start_bytes, a->size_bytes, b->start_bytes,
+			      b->size_bytes);
 }
 
 static int inside(const struct part_entry *in, const struct part_entry *out)
 {
-	return in->start_bytes >= out->start_bytes &&
-	       entry_end(in) <= entry_end(out);
+	return range_inside(in->start_bytes, in->size_bytes, out->start_bytes,
+			    entry_end(out));
 }
 
 /* An MBR extended container holds its logical partitions by design. */

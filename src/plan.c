@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "walk.h"
 
 int plan_check_range(const struct plan_geometry *geo,
 		     const struct plan_range *range, struct plan_blocks *out)
@@ -71,11 +72,11 @@ errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
 
 	if (err)
 		return err;
-	if (*run_end <= from)
-		return EFAULT;	/* would not advance: a bug, never looped on */
 	/* A bigalloc run starts on a cluster edge, maybe before @from. */
 	if (*run_start < from)
 		*run_start = from;
+	if (!run_advances(from, *run_start, *run_end))
+		return EFAULT;	/* a bug or a damaged source: never looped on */
 	return 0;
 }
 
@@ -106,8 +107,8 @@ errcode_t plan_run(const struct plan_geometry *geo,
 			break;
 		if (run_end > blk.end)
 			run_end = blk.end;
-		if (run_start >= run_end) {
-			/* a source must make progress; anything else is a bug */
+		if (!run_advances(from, run_start, run_end)) {
+			/* a run past the range's end, though asked up to it */
 			err = EFAULT;
 			break;
 		}

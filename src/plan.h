@@ -41,9 +41,9 @@ struct plan_source {
 
 /*
  * The source's next free run at or after @from, clipped to start there:
- * next_free() once, and EFAULT when the run does not
- * end after @from (the walk would not advance: a damaged source).  The
- * one place that says so, for every walk over a source.
+ * next_free() once, and EFAULT when the run does not move the walk on
+ * (run_advances() in walk.h: a damaged source).  Every walk over a
+ * source takes its runs from here.
  */
 errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
 			uint64_t last, uint64_t *run_start, uint64_t *run_end);

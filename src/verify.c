@@ -38,6 +38,7 @@
 #include "range_read.h"
 #include "verify.h"
 #include "verify_int.h"
+#include "walk.h"
 
 
 /* Does [blk, blk + len) share a cluster with block @c? */
@@ -74,13 +75,9 @@ static errcode_t name_owner(struct verify *v, blk64_t blk, blk64_t len,
 static errcode_t ref_into(struct verify *v, struct mark_run *mr, blk64_t blk,
 			  blk64_t len, struct owner who)
 {
-	ext2_filsys fs = v->fs;
-	blk64_t count = ext2fs_blocks_count(fs->super);
-
 	if (!len)
 		return 0;
-	if (blk < fs->super->s_first_data_block || blk >= count ||
-	    len > count - blk || len > UINT32_MAX) {
+	if (!blocks_in_fs(v->fs, blk, len) || len > UINT32_MAX) {
 		v->bad_blk = blk;
 		v->bad_owner = who;
 		return EXT2_ET_BAD_BLOCK_NUM;
@@ -118,26 +115,26 @@ static errcode_t ref_group_tables(struct verify *v)
 	ext2_filsys fs = v->fs;
 	struct mark_run mr[3] = { { v->refmap, 0, 0 }, { v->refmap, 0, 0 },
 				  { v->refmap, 0, 0 } };
+	struct group_tables gt;
 	struct owner who;
 	errcode_t err = 0;
 	dgrp_t g;
 	int i;
 
-	for (g = 0; g < fs->group_desc_count && !err; g++) {
+	for_each_group_tables(fs, g, &gt) {
 		who.id = g;
 		who.kind = OWN_BLOCK_BITMAP;
-		err = ref_into(v, &mr[0], ext2fs_block_bitmap_loc(fs, g), 1,
-			       who);
+		err = ref_into(v, &mr[0], gt.block_bitmap, 1, who);
 		who.kind = OWN_INODE_BITMAP;
 		if (!err)
-			err = ref_into(v, &mr[1],
-				       ext2fs_inode_bitmap_loc(fs, g), 1, who);
+			err = ref_into(v, &mr[1], gt.inode_bitmap, 1, who);
 		/* allocated even in INODE_UNINIT groups */
 		who.kind = OWN_INODE_TABLE;
 		if (!err)
-			err = ref_into(v, &mr[2],
-				       ext2fs_inode_table_loc(fs, g),
+			err = ref_into(v, &mr[2], gt.inode_table,
 				       fs->inode_blocks_per_group, who);
+		if (err)
+			break;
 	}
 	for (i = 0; i < 3; i++)
 		mark_run_flush(&mr[i]);
@@ -260,15 +257,17 @@ static errcode_t read_inode_map(struct verify *v)
 	static const struct range_read_ops ops = { imap_next, imap_data };
 	ext2_filsys fs = v->fs;
 	struct imap_read ir = { fs, 0, 0 };
+	struct group_tables gt;
 	errcode_t err;
 	dgrp_t g;
 
 	err = ext2fs_allocate_inode_bitmap(fs, "inodes in use", &fs->inode_map);
-	for (g = 0; !err && g < fs->group_desc_count; g++) {
-		blk64_t blk = ext2fs_inode_bitmap_loc(fs, g);
-
+	/* block 0: no bitmap (first_data_block is 0 or 1) */
+	for_each_group_tables(fs, g, &gt) {
+		if (err)
+			break;
 		if (imap_on_disk(fs, g) &&
-		    (!blk || blk >= ext2fs_blocks_count(fs->super)))
+		    !(gt.inode_bitmap && blocks_in_fs(fs, gt.inode_bitmap, 1)))
 			err = EXT2_ET_INODE_BITMAP_READ;
 	}
 	if (!err)
@@ -485,6 +484,9 @@ static errcode_t check_free_runs(struct e2trim *t, struct verify *v,
 					      NULL);
 		if (stop > end)
 			stop = end;
+		if (!run_advances(from, start, stop))
+			return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ,
+					      EFAULT, NULL);
 		find_conflicts(v, start, stop);
 		from = stop;
 	}

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "verify_int.h"
+#include "walk.h"
 
 /* The text of each refusal, in one place. */
 static const char *const damage_text[] = {
@@ -174,8 +175,7 @@ static int looks_like_lost_dir(struct verify *v, ext2_ino_t ino,
 		if (!blk)
 			continue;
 		not_device += i >= 4;
-		if (blk < fs->super->s_first_data_block ||
-		    blk >= ext2fs_blocks_count(fs->super))
+		if (!blocks_in_fs(fs, blk, 1))
 			return 0;
 	}
 	if ((LINUX_S_ISCHR(inode->i_mode) || LINUX_S_ISBLK(inode->i_mode)) &&

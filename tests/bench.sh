@@ -130,6 +130,51 @@ aged=$dir/aged1g.img
 header "aged 1 GiB ext4 ($("$E2TRIM" -n --list "$aged" | wc -l) free extents)"
 anchors "$aged"
 
+# 1b. Four filesystems in one run: four loop devices over four distinct
+# files (aged 256 MiB ext4, seeds 1-4), trimmed by e2trim -j 4 beside
+# the same four one after another (e2trim -j 1 with the same four
+# arguments); requests, discarded and allocated MiB summed over the four.
+multi_row() {	# NAME CMD (gets $L1..$L4)
+	local name=$1 n=${REPEAT:-1} i k all="" r0 s0 r1 s1 req disc alloc; shift
+	for ((k = 0; k < n; k++)); do
+		req=0 disc=0 alloc=0
+		for i in 1 2 3 4; do
+			cp --sparse=always "$dir/aged256m-$i.img" "$dir/multi-$i.img"
+		done
+		sync
+		for i in 1 2 3 4; do
+			export "L$i=$(losetup -f --show "$dir/multi-$i.img")"
+		done
+		read -r r0 s0 < <(for i in 1 2 3 4; do v="L$i"; disc "${!v}"; done |
+			awk '{r += $1; s += $2} END {print r, s}')
+		timed "$@"
+		read -r r1 s1 < <(for i in 1 2 3 4; do v="L$i"; disc "${!v}"; done |
+			awk '{r += $1; s += $2} END {print r, s}')
+		for i in 1 2 3 4; do
+			v="L$i"
+			losetup -d "${!v}"
+			alloc=$((alloc + $(alloc_mib "$dir/multi-$i.img")))
+		done
+		req=$((r1 - r0)) disc=$(((s1 - s0) / 2048))
+		all="$all $SECS"
+	done
+	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
+	[ -n "$BASE" ] || BASE=$SECS
+	row "$name" "$SECS" "$(ratio "$SECS")" "$req" "$disc" "$alloc" "$RSS_MIB"
+	rm -f "$dir"/multi-?.img
+}
+multi_bench() {
+	local i
+	for i in 1 2 3 4; do
+		[ -f "$dir/aged256m-$i.img" ] ||
+			bash "$shared/mkaged.sh" "$dir/aged256m-$i.img" 256 "$i" >/dev/null
+	done
+	header "four aged 256 MiB ext4, four loop devices over distinct files"
+	REPEAT=3 multi_row "e2trim, one after another" '"$E2TRIM" -v $L1 $L2 $L3 $L4'
+	REPEAT=3 multi_row "e2trim -j 4, at once" '"$E2TRIM" -v -j 4 $L1 $L2 $L3 $L4'
+}
+multi_bench
+
 # 2. 64 GiB, heavily fragmented: a 64 KiB hole every 256 KiB.
 frag=$dir/frag64g.img
 [ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null

@@ -21,13 +21,20 @@ enum fsck_mode {
 };
 
 struct e2trim_control {
-	const char *device;	/* block device or image file */
+	const char *device;	/* the target in messages (one at a time) */
+	const char *path;	/* what to open: device without "?offset=N" */
 	struct e2trim_range range;	/* -o, -l, -m */
 	struct e2trim_options opts;	/* -p, -s, -z, -n, -f, --no-verify */
 	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
+	char **names;		/* the TARGET arguments */
+	unsigned int nnames;
+	const char *targets_from;	/* --targets-from FILE ("-": stdin) */
+	unsigned int jobs;	/* -j: targets at once (1: one at a time) */
 	unsigned int verbose : 1,
 		     quiet : 1,
-		     list : 1;
+		     list : 1,
+		     json : 1,		/* --json: stdout is one JSON document */
+		     all_partitions : 1;	/* -p all */
 };
 
 /*

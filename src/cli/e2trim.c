@@ -7,7 +7,10 @@
  * verify, apply, through the public API only.  Of its own it has:
  *   fsck.c             --fsck: e2fsck first, before anything is opened
  *   report.c           what was done, in fstrim's words
+ *   json.c             --json: the same numbers for programs
  *   size.c             sizes in and out, as util-linux spells them
+ *   targets*.c         many targets: the list, -p all, -j
+ *   output.c           each target's lines, in order
  * main() parses the command line, and e2trim_exit_code() maps every
  * outcome to an exit code.
  */
@@ -26,6 +29,7 @@
 #include "fsck.h"
 #include "report.h"
 #include "size.h"
+#include "targets.h"
 
 #define program_name program_invocation_short_name
 
@@ -54,13 +58,14 @@ static void close_stdout(void)
 static void __attribute__((__noreturn__)) usage(void)
 {
 	printf("Usage:\n"
-	       " %s [options] <device|image|nbd-uri>\n\n"
+	       " %s [options] <device|image|nbd-uri>...\n\n"
 	       "Discard the free space of an unmounted ext2/ext3/ext4 filesystem.\n\n"
 	       "Options:\n"
 	       " -o, --offset <num>   the offset in bytes to start discarding from\n"
 	       " -l, --length <num>   the number of bytes to discard\n"
 	       " -m, --minimum <num>  the minimum extent length to discard\n"
-	       " -p, --partition <N>  the filesystem is partition N of this disk image\n"
+	       " -p, --partition <N>  the filesystem is partition N of this disk image;\n"
+	       "                      all: every ext2/3/4 partition of it, one by one\n"
 	       "     --format <fmt>   the image's format (qcow2, vmdk, vdi, vhdx, raw...);\n"
 	       "                      default: told by its first bytes\n"
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
@@ -75,6 +80,11 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
 	       "                      exits 0 or 1; with -n, e2fsck runs with -n\n"
 	       " -v, --verbose        print the number of bytes discarded\n"
+	       "     --json           print the results as one JSON document on stdout\n"
+	       "     --targets-from <file>\n"
+	       "                      also every target listed in file, one a line\n"
+	       "                      ('-': standard input; # starts a comment)\n"
+	       " -j, --jobs <N>       trim up to N targets at once, never two on one disk\n"
 	       " -q, --quiet          print nothing but errors\n"
 	       " -h, --help           display this help\n"
 	       " -V, --version        display version\n\n"
@@ -84,6 +94,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "Exit status:\n"
 	       "  0  success            1  operational error   2  discard unsupported\n"
 	       "  3  usage error       32  interrupted\n"
+	       " 64  some targets failed       65  every target failed\n"
 	       " 10  mounted or in use         11  not an ext2/3/4 filesystem\n"
 	       " 12  unsupported feature       13  not clean: run e2fsck -f\n"
 	       " 14  journal needs recovery    15  orphan inodes pending\n"
@@ -97,7 +108,9 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 24  partition table overlaps, or -p names a container\n"
 	       " 25  the NBD server cannot trim\n"
 	       " 26  the VM image is open in another program (image lock)\n"
-	       " A refusal (10-26) discards nothing.\n\n"
+	       " 27  a whole-disk image: give -p all or -p N\n"
+	       " A refusal (10-27) discards nothing.  With several targets the exit\n"
+	       " status is 0, 64 or 65 (or 32); a single target keeps its own.\n\n"
 	       "A VM image (qcow2, vmdk, ...) is opened through qemu-nbd; an NBD URI\n"
 	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
@@ -138,6 +151,8 @@ static unsigned int partition_arg(const char *arg)
 	char *end;
 	unsigned long n;
 
+	if (!strcmp(arg, "all"))
+		return 0;
 	errno = 0;
 	n = strtoul(arg, &end, 10);
 	if (errno || *end || end == arg || n < 1 || n > 4096)
@@ -159,7 +174,20 @@ static const char *format_arg(const char *arg)
 	return arg;
 }
 
-enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_FORMAT };
+static unsigned int jobs_arg(const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || n < 1 || n > 64)
+		bad_usage("invalid number of jobs: %s (1 to 64)", arg);
+	return n;
+}
+
+enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_JSON, OPT_TARGETS_FROM,
+       OPT_FORMAT };
 
 static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 {
@@ -177,6 +205,9 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "format",  required_argument, NULL, OPT_FORMAT },
 		{ "force",   no_argument,       NULL, 'f' },
 		{ "verbose", no_argument,       NULL, 'v' },
+		{ "json",    no_argument,       NULL, OPT_JSON },
+		{ "targets-from", required_argument, NULL, OPT_TARGETS_FROM },
+		{ "jobs",    required_argument, NULL, 'j' },
 		{ "quiet",   no_argument,       NULL, 'q' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
@@ -184,7 +215,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:l:m:p:nszfvqhV", longopts,
+	while ((c = getopt_long(argc, argv, "o:l:m:p:nszfvqj:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -199,6 +230,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			break;
 		case 'p':
 			ctl->opts.partition = partition_arg(optarg);
+			ctl->all_partitions = !ctl->opts.partition;
 			break;
 		case 'n':
 			ctl->opts.dryrun = 1;
@@ -235,6 +267,15 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		case 'q':
 			ctl->quiet = 1;
 			break;
+		case OPT_JSON:
+			ctl->json = 1;
+			break;
+		case OPT_TARGETS_FROM:
+			ctl->targets_from = optarg;
+			break;
+		case 'j':
+			ctl->jobs = jobs_arg(optarg);
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -244,11 +285,18 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			try_help();
 		}
 	}
-	if (optind == argc)
+	if (optind == argc && !ctl->targets_from)
 		bad_usage("%s", "no device or image specified");
-	if (optind + 1 < argc)
-		bad_usage("unexpected argument: %s", argv[optind + 1]);
-	ctl->device = argv[optind];
+	/* stdout is the JSON document's alone */
+	if (ctl->json && ctl->list)
+		bad_usage("%s", "--json and --list exclude each other");
+	ctl->names = argv + optind;
+	ctl->nnames = argc - optind;
+	/* "--fsck force disk.img": the argument needs the '=' */
+	if (ctl->fsck == FSCK_PREEN && ctl->nnames > 1 &&
+	    !strcmp(ctl->names[0], "force") && access("force", F_OK))
+		bad_usage("%s", "--fsck force: write --fsck=force (the "
+			  "argument needs the '=')");
 }
 
 /* The gates --force let pass: each worth a warning. */
@@ -285,12 +333,10 @@ static void warn_new(const struct e2trim_control *ctl, const struct e2trim *t,
 	}
 }
 
-static volatile sig_atomic_t stop_requested;
-
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	cli_stop = 1;
 }
 
 /*
@@ -307,7 +353,7 @@ static void catch_signals(struct e2trim *t)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	e2trim_set_cancel(t, &stop_requested);
+	e2trim_set_cancel(t, &cli_stop);
 }
 
 static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
@@ -360,12 +406,14 @@ static errcode_t timed_verify(struct e2trim *t)
 	return err;
 }
 
-static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t)
+static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t,
+		      struct outcome *o)
 {
 	unsigned int said = 0;
 	errcode_t err;
 
-	err = e2trim_open(t, ctl->device, &ctl->opts);
+	err = e2trim_open(t, ctl->path, &ctl->opts);
+	o->opened = !err;
 	warn_new(ctl, t, &said);
 	if (!err)
 		err = e2trim_check(t);
@@ -382,23 +430,65 @@ static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t)
 		return err;
 	}
 	catch_signals(t);
+	/* a signal during the checks, with several targets (see targets_run.c) */
+	if (cli_stop) {
+		warnx_target(ctl->device, "interrupted before the first "
+			     "discard; nothing trimmed");
+		return E2TRIM_ERR_INTERRUPTED;
+	}
 	err = e2trim_apply(t, list_extent, (void *)ctl);
+	o->applied = 1;
 	report(ctl, t, err);
 	return err;
 }
 
-int main(int argc, char **argv)
+/* What happened to the target, kept for --json and the exit code. */
+static void keep_outcome(struct outcome *o, const struct e2trim *t,
+			 errcode_t err)
 {
-	struct e2trim_control ctl = { .range.len_bytes = UINT64_MAX };
-	struct e2trim *t;
+	o->err = err;
+	o->exit_code = e2trim_exit_code(err);
+	/* an interruption's particulars only repeat it */
+	if (err && t && err != E2TRIM_ERR_INTERRUPTED)
+		e2trim_message(t, err, o->message, sizeof(o->message));
+	else if (err)
+		e2trim_message(NULL, err, o->message, sizeof(o->message));
+	if (t)
+		o->res = *e2trim_result(t);
+}
+
+static void run_target(const struct e2trim_control *base,
+		       struct target_rec *r)
+{
+	struct e2trim_control ctl = *base;
+	struct outcome *o = &r->out;
+	struct e2trim *t = NULL;
 	errcode_t err;
 
-	atexit(close_stdout);
-	parse_args(argc, argv, &ctl);
+	ctl.device = r->label;
+	ctl.path = r->path;
+	ctl.opts = r->opts;
+	/* --json: stdout is the document's; messages stay on stderr */
+	if (ctl.json)
+		ctl.verbose = 0;
+	if (r->pre_err) {
+		warnx_target(ctl.device, "%s", r->pre_msg ? r->pre_msg : "");
+		keep_outcome(o, NULL, r->pre_err);
+		snprintf(o->message, sizeof(o->message), "%s",
+			 r->pre_msg ? r->pre_msg : "");
+		return;
+	}
+	if (cli_stop) {
+		warnx_target(ctl.device, "interrupted before it started; "
+			     "nothing trimmed");
+		keep_outcome(o, NULL, E2TRIM_ERR_INTERRUPTED);
+		return;
+	}
 	err = e2trim_new(&t);
 	if (err) {
 		warn_code(ctl.device, NULL, err);
-		return e2trim_exit_code(err);
+		keep_outcome(o, NULL, err);
+		return;
 	}
 	/* e2fsck first, alone: the open below trusts nothing from before */
 	if (ctl.fsck != FSCK_NONE) {
@@ -408,7 +498,22 @@ int main(int argc, char **argv)
 			ctl.opts.no_verify = 1;
 	}
 	if (!err)
-		err = trim(&ctl, t);
+		err = trim(&ctl, t, o);
+	keep_outcome(o, t, err);
 	e2trim_free(t);
-	return e2trim_exit_code(err);
+}
+
+int main(int argc, char **argv)
+{
+	struct e2trim_control ctl = { .range.len_bytes = UINT64_MAX };
+	struct target_list l;
+	int code;
+
+	atexit(close_stdout);
+	parse_args(argc, argv, &ctl);
+	if (targets_build(&ctl, &l))
+		return E2TRIM_EXIT_USAGE;
+	code = targets_run(&ctl, &l, run_target);
+	targets_free(&l);
+	return code;
 }

@@ -145,7 +145,7 @@ errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t)
 	 * business: e2fsck -p on a filesystem mounted through a loop device
 	 * would repair it under the kernel's feet.
 	 */
-	err = e2trim_probe(t, ctl->device, &ctl->opts, &offset_bytes);
+	err = e2trim_probe(t, ctl->path, &ctl->opts, &offset_bytes);
 	if (err) {
 		warn_code(ctl->device, t, err);
 		return err;
@@ -155,9 +155,9 @@ errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t)
 	/* --partition: e2fsck reads "image?offset=N" as libext2fs does */
 	if (offset_bytes)
 		rc = snprintf(target, sizeof(target), "%s?offset=%llu",
-			      ctl->device, (unsigned long long)offset_bytes);
+			      ctl->path, (unsigned long long)offset_bytes);
 	else
-		rc = snprintf(target, sizeof(target), "%s", ctl->device);
+		rc = snprintf(target, sizeof(target), "%s", ctl->path);
 	if (rc < 0 || (size_t)rc >= sizeof(target)) {
 		warnx_target(ctl->device, "name too long");
 		return E2TRIM_ERR_USAGE;

@@ -9,53 +9,58 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "report.h"
 #include "size.h"
 
 void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
 		   uint64_t len_bytes)
 {
+	FILE *out = cli_out();
+
 	if (ctl->list)
-		printf("%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
+		fprintf(out, "%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
 }
 
 void report_minlen_raised(const struct e2trim_control *ctl,
 			  const struct e2trim_result *r)
 {
 	char h[HUMAN_SIZE_LEN];
+	FILE *out = cli_out();
 
 	if (ctl->verbose && !ctl->quiet &&
 	    r->minlen_applied_bytes > r->range.minlen_bytes)
-		printf("%s: minimum raised to %s, the discard granularity\n",
-		       ctl->device,
-		       size_to_human(r->minlen_applied_bytes, h, sizeof(h)));
+		fprintf(out, "%s: minimum raised to %s, the discard granularity\n",
+			ctl->device,
+			size_to_human(r->minlen_applied_bytes, h, sizeof(h)));
 }
 
 void report_summary(const struct e2trim_control *ctl,
 		    const struct e2trim_result *r)
 {
 	char h[HUMAN_SIZE_LEN];
+	FILE *out = cli_out();
 
 	if (!ctl->verbose || ctl->quiet)
 		return;
-	printf("%s: %s (%" PRIu64 " bytes) trimmed%s\n", ctl->device,
-	       size_to_human(r->bytes_trimmed, h, sizeof(h)), r->bytes_trimmed,
-	       r->dryrun ? " (dry run)" : "");
-	printf("%s: %" PRIu64 " free extent%s, %" PRIu64 " request%s",
-	       ctl->device, r->extents, r->extents == 1 ? "" : "s",
-	       r->requests, r->requests == 1 ? "" : "s");
+	fprintf(out, "%s: %s (%" PRIu64 " bytes) trimmed%s\n", ctl->device,
+		size_to_human(r->bytes_trimmed, h, sizeof(h)), r->bytes_trimmed,
+		r->dryrun ? " (dry run)" : "");
+	fprintf(out, "%s: %" PRIu64 " free extent%s, %" PRIu64 " request%s",
+		ctl->device, r->extents, r->extents == 1 ? "" : "s",
+		r->requests, r->requests == 1 ? "" : "s");
 	if (r->bytes_already_sparse)
-		printf(", %s already sparse",
-		       size_to_human(r->bytes_already_sparse, h, sizeof(h)));
+		fprintf(out, ", %s already sparse",
+			size_to_human(r->bytes_already_sparse, h, sizeof(h)));
 	if (r->extents_below_minimum)
-		printf(", %" PRIu64 " shorter than the minimum skipped (%s)",
-		       r->extents_below_minimum,
-		       size_to_human(r->bytes_below_minimum, h, sizeof(h)));
+		fprintf(out, ", %" PRIu64 " shorter than the minimum skipped (%s)",
+			r->extents_below_minimum,
+			size_to_human(r->bytes_below_minimum, h, sizeof(h)));
 	if (r->bytes_kept_for_alignment)
-		printf(", %s kept back for alignment",
-		       size_to_human(r->bytes_kept_for_alignment, h,
+		fprintf(out, ", %s kept back for alignment",
+			size_to_human(r->bytes_kept_for_alignment, h,
 				     sizeof(h)));
-	printf("\n");
+	fprintf(out, "\n");
 	report_allocated(ctl, r);
 }
 
@@ -67,17 +72,18 @@ void report_allocated(const struct e2trim_control *ctl,
 		      const struct e2trim_result *r)
 {
 	char b[HUMAN_SIZE_LEN], a[HUMAN_SIZE_LEN], s[HUMAN_SIZE_LEN];
+	FILE *out = cli_out();
 	uint64_t before = r->allocated_before_bytes;
 	uint64_t after = r->allocated_after_bytes;
 
 	if (!ctl->verbose || ctl->quiet || !r->allocated_known)
 		return;
-	printf("%s: %s%sallocated %s before, %s after, %s%s saved\n",
-	       ctl->device, r->image_format, r->image_format[0] ? " image " :
-	       "image ", size_to_human(before, b, sizeof(b)),
-	       size_to_human(after, a, sizeof(a)), after > before ? "-" : "",
-	       size_to_human(after > before ? after - before : before - after,
-			     s, sizeof(s)));
+	fprintf(out, "%s: %s%sallocated %s before, %s after, %s%s saved\n",
+		ctl->device, r->image_format, r->image_format[0] ? " image " :
+		"image ", size_to_human(before, b, sizeof(b)),
+		size_to_human(after, a, sizeof(a)), after > before ? "-" : "",
+		size_to_human(after > before ? after - before : before - after,
+			      s, sizeof(s)));
 }
 
 void report_partial(const struct e2trim_control *ctl,

@@ -45,6 +45,9 @@ import time
 import fixtures
 import mutations
 
+sys.path.insert(0, fixtures.IMAGES)
+import fixtool  # noqa: E402  (images/: the dumpe2fs free-list parser)
+
 E2TRIM = os.environ.get("E2TRIM", os.path.join(fixtures.TOP, "build", "e2trim"))
 G = {}		# fixture name -> description, shared with the workers by fork
 
@@ -92,22 +95,10 @@ def make_mutant(fixture, lines, workdir):
     return img, r.stdout + r.stderr
 
 
-def free_ranges(img, ratio):
+def free_ranges(img):
     """Free block ranges [a, b] after repair, from dumpe2fs."""
     out = fixtures.run(["dumpe2fs", img]).stdout
-    ranges = []
-    for line in re.findall(r"^  Free blocks: (.*)$", out, re.M):
-        for r in line.split(","):
-            r = r.strip()
-            if not r:
-                continue
-            a, _, b = r.partition("-")
-            a = int(a)
-            b = int(b) if b else a
-            # bigalloc: dumpe2fs names each free cluster by its first block
-            ranges.append((a, b + ratio - 1))
-    ranges.sort()
-    return ranges
+    return sorted((a, b) for _, a, b in fixtool.parse_free_ranges(out))
 
 
 def used_in_plan(plan, free, bs):
@@ -169,7 +160,7 @@ def judge(fixture, lines, workdir, made=None):
         res["verdict"] = "fsck_failed"
         return res
     g = G[fixture]
-    bad = used_in_plan(plan, free_ranges(copy, g["ratio"]), g["bs"])
+    bad = used_in_plan(plan, free_ranges(copy), g["bs"])
     res["verdict"] = "unsafe" if bad else "trimmed"
     if bad:
         img, _ = make_mutant(fixture, lines, workdir)
@@ -335,7 +326,7 @@ def setup(names, cache):
         p = fixtures.prepare(n, cache)
         G[n] = fixtures.describe(p)
         G[n]["path"] = p
-        G[n]["free"] = free_ranges(p, G[n]["ratio"])
+        G[n]["free"] = free_ranges(p)
 
 
 def cmd_run(a):

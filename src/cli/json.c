@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * json.c - a small JSON writer for --json
+ *
+ * Enough for one document in lsblk -J's layout: objects, arrays,
+ * strings, integers, a few seconds, true/false/null, indented by two
+ * spaces.  Strings are escaped as RFC 8259 asks: the quote, the
+ * backslash and every control character; bytes above 0x7f pass as they
+ * are (a path is bytes; valid UTF-8 stays valid).
+ */
+#include <inttypes.h>
+
+#include "json.h"
+
+void json_quote(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void indent(struct json *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* The separator, indentation and key before a member's value. */
+static void member(struct json *j, const char *key)
+{
+	if (j->written[j->depth])
+		fputc(',', j->f);
+	fputc('\n', j->f);
+	j->written[j->depth] = 1;
+	indent(j);
+	if (key) {
+		json_quote(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void open_with(struct json *j, const char *key, char c)
+{
+	member(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->written[j->depth] = 0;
+	j->closer[j->depth] = c == '{' ? '}' : ']';
+}
+
+void json_begin(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->written[0] = 0;
+	fputc('{', f);
+	j->depth = 1;
+	j->written[1] = 0;
+	j->closer[1] = '}';
+}
+
+void json_open(struct json *j, const char *key)
+{
+	open_with(j, key, '{');
+}
+
+void json_open_array(struct json *j, const char *key)
+{
+	open_with(j, key, '[');
+}
+
+/* The innermost object or array ends (the document too, at depth 1). */
+static void close_with(struct json *j, char c)
+{
+	int empty = !j->written[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty) {
+		fputc('\n', j->f);
+		indent(j);
+	}
+	fputc(c, j->f);
+}
+
+void json_close(struct json *j)
+{
+	close_with(j, j->closer[j->depth]);
+}
+
+void json_end(struct json *j)
+{
+	close_with(j, '}');
+	fputc('\n', j->f);
+	fflush(j->f);
+}
+
+void json_string(struct json *j, const char *key, const char *val)
+{
+	member(j, key);
+	if (val)
+		json_quote(j->f, val);
+	else
+		fputs("null", j->f);
+}
+
+void json_u64(struct json *j, const char *key, uint64_t val)
+{
+	member(j, key);
+	fprintf(j->f, "%" PRIu64, val);
+}
+
+void json_int(struct json *j, const char *key, long long val)
+{
+	member(j, key);
+	fprintf(j->f, "%lld", val);
+}
+
+void json_seconds(struct json *j, const char *key, double val)
+{
+	member(j, key);
+	fprintf(j->f, "%.6f", val);
+}
+
+void json_bool(struct json *j, const char *key, int val)
+{
+	member(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	member(j, key);
+	fputs("null", j->f);
+}
+
+/*
+ * The --json document, lsblk -J's way: {"version": 1, "targets": [...],
+ * "exit_code": N}, one entry per target in the order given, a refused
+ * or failed one too.  What a target never reached is null.  Sizes are
+ * bytes, integers.  The schema is in README.md and e2trim(8).
+ */
+#include "targets.h"
+
+static const char *status(const struct target_rec *r)
+{
+	const struct outcome *o = &r->out;
+
+	if (!o->err)
+		return o->res.dryrun ? "dry-run" : "trimmed";
+	if (o->err == E2TRIM_ERR_INTERRUPTED)
+		return "interrupted";
+	/* a refusal: stopped before anything was trimmed, for safety */
+	if (!o->applied && ((o->exit_code >= 10 && o->exit_code <= 27) ||
+			    o->err == E2TRIM_ERR_DUPLICATE))
+		return "refused";
+	return "failed";
+}
+
+static void filesystem(struct json *j, const struct e2trim_result *r)
+{
+	json_open(j, "filesystem");
+	json_string(j, "type", r->fs_type);
+	json_string(j, "uuid", r->uuid);
+	json_string(j, "label", r->label);
+	json_u64(j, "block_size", r->block_size);
+	json_u64(j, "cluster_size", r->cluster_size);
+	json_u64(j, "blocks", r->blocks);
+	json_u64(j, "free_blocks", r->free_blocks);
+	json_u64(j, "offset", r->fs_offset_bytes);
+	json_close(j);
+}
+
+static void request(struct json *j, const struct e2trim_control *ctl,
+		    const struct outcome *o)
+{
+	json_open(j, "request");
+	json_u64(j, "offset", ctl->range.start_bytes);
+	if (ctl->range.len_bytes == UINT64_MAX)
+		json_null(j, "length");		/* to the end */
+	else
+		json_u64(j, "length", ctl->range.len_bytes);
+	json_u64(j, "minimum", ctl->range.minlen_bytes);
+	if (o->applied)
+		json_u64(j, "minimum_applied",
+			 o->res.minlen_applied_bytes > ctl->range.minlen_bytes ?
+			 o->res.minlen_applied_bytes : ctl->range.minlen_bytes);
+	else
+		json_null(j, "minimum_applied");
+	json_close(j);
+}
+
+static void device(struct json *j, const struct outcome *o)
+{
+	if (!o->applied || !o->res.is_blkdev) {
+		json_null(j, "device");		/* image files have none */
+		return;
+	}
+	json_open(j, "device");
+	json_u64(j, "discard_granularity", o->res.granularity_bytes);
+	json_u64(j, "discard_max_bytes", o->res.max_request_bytes);
+	json_u64(j, "discard_alignment", o->res.alignment_bytes);
+	json_close(j);
+}
+
+static void allocated(struct json *j, const char *key,
+		      const struct e2trim_result *r, uint64_t val)
+{
+	if (r->allocated_known)
+		json_u64(j, key, val);
+	else
+		json_null(j, key);	/* block devices: nothing says */
+}
+
+static void result(struct json *j, const struct outcome *o)
+{
+	const struct e2trim_result *r = &o->res;
+
+	if (!o->applied) {
+		json_null(j, "result");
+		return;
+	}
+	json_open(j, "result");
+	json_u64(j, "extents", r->extents);
+	json_u64(j, "requests", r->requests);
+	json_u64(j, "bytes_trimmed", r->bytes_trimmed);
+	json_u64(j, "bytes_below_minimum", r->bytes_below_minimum);
+	json_u64(j, "bytes_kept_for_alignment", r->bytes_kept_for_alignment);
+	json_u64(j, "bytes_already_sparse", r->bytes_already_sparse);
+	allocated(j, "allocated_before", r, r->allocated_before_bytes);
+	allocated(j, "allocated_after", r, r->allocated_after_bytes);
+	json_seconds(j, "seconds", r->seconds);
+	json_close(j);
+}
+
+static void target(struct json *j, const struct e2trim_control *ctl,
+		   const struct target_rec *r)
+{
+	const struct outcome *o = &r->out;
+
+	json_open(j, NULL);
+	json_string(j, "target", r->name);
+	if (r->partno)
+		json_u64(j, "partition", r->partno);
+	else
+		json_null(j, "partition");
+	json_string(j, "status", status(r));
+	json_int(j, "exit_code", o->exit_code);
+	json_string(j, "error", o->err ? o->message : NULL);
+	if (o->opened)
+		filesystem(j, &o->res);
+	else
+		json_null(j, "filesystem");
+	request(j, ctl, o);
+	device(j, o);
+	result(j, o);
+	/* "histogram" (--histogram) goes here, after "result" */
+	json_close(j);
+}
+
+void json_document(const struct e2trim_control *ctl,
+		   const struct target_list *l, int exit_code)
+{
+	struct json j;
+	unsigned int i;
+
+	json_begin(&j, stdout);
+	json_int(&j, "version", 1);
+	json_open_array(&j, "targets");
+	for (i = 0; i < l->n; i++)
+		target(&j, ctl, &l->v[i]);
+	json_close(&j);
+	json_int(&j, "exit_code", exit_code);
+	json_end(&j);
+}

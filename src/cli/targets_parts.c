@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * targets_parts.c - -p all: every ext2/3/4 partition of a disk
+ *
+ * An image file's partitions are opened through the image (-p N, no
+ * root, no loop device); a whole-disk block device's through their own
+ * devices (/dev/sdb2), found in sysfs, since the kernel refuses an
+ * exclusive open of the disk while a partition of it is held, and the
+ * other way round.  Partitions without an ext filesystem (FAT, swap, a
+ * BIOS boot partition) are left alone: they are not targets.  The
+ * library reads and checks the whole table first, as for -p N.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "targets.h"
+
+/* The device of partition @partno of disk @rdev, from sysfs: "/dev/sdb2". */
+static int partition_device(dev_t rdev, unsigned int partno, char *buf,
+			    size_t len)
+{
+	char dir[64], path[PATH_MAX];
+	struct dirent *de;
+	unsigned int n;
+	int found = 0;
+	FILE *f;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(rdev),
+		 minor(rdev));
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/partition", dir,
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = fscanf(f, "%u", &n) == 1 && n == partno;
+		fclose(f);
+		if (found)
+			snprintf(buf, len, "/dev/%s", de->d_name);
+	}
+	closedir(d);
+	return found ? 0 : -1;
+}
+
+/* One entry of the new list for partition @p of @r. */
+static int add_partition(struct target_list *nl, const struct target_rec *r,
+			 const struct e2trim_partition *p, dev_t rdev,
+			 int blkdev)
+{
+	char label[PATH_MAX + 32], dev[PATH_MAX];
+	struct target_rec *q = target_add(nl, r->name);
+
+	if (!q)
+		return -1;
+	q->opts = r->opts;
+	q->partno = p->partno;
+	if (!blkdev) {
+		q->opts.partition = p->partno;
+		snprintf(label, sizeof(label), "%s, partition %u", r->name,
+			 p->partno);
+		free(q->label);
+		q->label = strdup(label);
+		target_identify(q);
+		return q->label ? 0 : -1;
+	}
+	/* a device's partition: its own device, without -p */
+	if (partition_device(rdev, p->partno, dev, sizeof(dev))) {
+		snprintf(label, sizeof(label), "%s, partition %u", r->name,
+			 p->partno);
+		free(q->label);
+		q->label = strdup(label);
+		if (!q->label)
+			return -1;
+		snprintf(label, sizeof(label), "has no device of its own (a "
+			 "loop device without partition scanning?); give the "
+			 "image file, or attach it with losetup -P");
+		target_refuse_msg(q, E2TRIM_ERR_PARTITION_ON_BLKDEV, label);
+		return 0;
+	}
+	free(q->label);
+	free(q->path);
+	q->label = strdup(dev);
+	q->path = strdup(dev);
+	if (!q->label || !q->path)
+		return -1;
+	target_identify(q);
+	return 0;
+}
+
+/* @r's ext partitions into @nl; its own error entry if there are none. */
+static int expand(struct target_list *nl, const struct target_rec *r)
+{
+	struct e2trim_partition *p = NULL;
+	struct e2trim *t = NULL;
+	struct target_rec *q;
+	char msg[1024];
+	unsigned int i, n = 0, next = 0;
+	struct stat st;
+	errcode_t err;
+	int blkdev = !stat(r->path, &st) && S_ISBLK(st.st_mode);
+	int ret = 0;
+
+	err = e2trim_new(&t);
+	if (!err)
+		err = e2trim_partitions(t, r->path, &p, &n);
+	for (i = 0; !err && !ret && i < n; i++) {
+		if (!p[i].fs_type[0])
+			continue;
+		next++;
+		ret = add_partition(nl, r, &p[i], st.st_rdev, blkdev);
+	}
+	if (!err && !next && !ret)
+		err = E2TRIM_ERR_NO_EXT_PARTITION;
+	if (err && !ret) {
+		q = target_add(nl, r->name);
+		if (q)
+			target_refuse_msg(q, err, e2trim_message(t, err, msg,
+								 sizeof(msg)));
+		else
+			ret = -1;
+	}
+	free(p);
+	e2trim_free(t);
+	return ret;
+}
+
+int targets_expand_all(struct target_list *l)
+{
+	struct target_list nl = { 0 };
+	unsigned int i;
+	struct target_rec *q;
+
+	for (i = 0; i < l->n; i++) {
+		struct target_rec *r = &l->v[i];
+
+		if (!r->pre_err) {
+			if (expand(&nl, r))
+				goto nomem;
+			continue;
+		}
+		q = target_add(&nl, r->name);
+		if (!q)
+			goto nomem;
+		free(q->label);
+		q->label = strdup(r->label);
+		target_refuse_msg(q, r->pre_err, r->pre_msg ? r->pre_msg : "");
+		if (!q->label)
+			goto nomem;
+	}
+	targets_free(l);
+	*l = nl;
+	return 0;
+nomem:
+	targets_free(&nl);
+	return -1;
+}

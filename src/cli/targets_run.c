@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * targets_run.c - run the targets: up to -j at once, never two on a disk
+ *
+ * One thread per job takes the first target, in the order given, whose
+ * disk no other thread is working on.  Each writes into its target's
+ * buffer; the main thread waits for the targets in order and prints
+ * each one's lines as soon as it and all before it are done.  With one
+ * job (or --fsck, whose e2fsck writes straight to stderr) the targets
+ * run one after the other in the main thread, their lines going straight
+ * out.
+ *
+ * SIGINT and SIGTERM set cli_stop: every target that is trimming stops
+ * after its requests in flight (e2trim_set_cancel), says what it has
+ * trimmed, and no other target starts.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#include "targets.h"
+
+struct sched {
+	const struct e2trim_control *ctl;
+	target_fn run;
+	struct target_list *l;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+};
+
+/* One that may start now: pending, and its disk not busy; NULL if none. */
+static struct target_rec *next_target(struct sched *s, int *pending)
+{
+	struct target_list *l = s->l;
+	unsigned int i, k;
+
+	*pending = 0;
+	for (i = 0; i < l->n; i++) {
+		struct target_rec *r = &l->v[i];
+		int busy = 0;
+
+		if (r->running || r->done)
+			continue;
+		*pending = 1;
+		for (k = 0; k < l->n && !busy; k++)
+			busy = l->v[k].running && l->v[k].disk.kind &&
+			       l->v[k].disk.kind == r->disk.kind &&
+			       l->v[k].disk.dev == r->disk.dev &&
+			       l->v[k].disk.ino == r->disk.ino;
+		if (!busy)
+			return r;
+	}
+	return NULL;
+}
+
+static void *worker(void *arg)
+{
+	struct sched *s = arg;
+	struct target_rec *r;
+	int pending;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		r = next_target(s, &pending);
+		if (!pending)
+			break;
+		if (!r) {
+			pthread_cond_wait(&s->changed, &s->lock);
+			continue;
+		}
+		r->running = 1;
+		pthread_mutex_unlock(&s->lock);
+
+		out_buf_use(r->buf);
+		s->run(s->ctl, r);
+		out_buf_use(NULL);
+
+		pthread_mutex_lock(&s->lock);
+		r->running = 0;
+		r->done = 1;
+		pthread_cond_broadcast(&s->changed);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+/*
+ * From the start of a run of several: a signal must not end the process
+ * with buffered output unprinted, nor start another target.
+ */
+static void catch_signals_early(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Several jobs: workers run them, the main thread prints in order. */
+static int run_parallel(struct sched *s, unsigned int jobs)
+{
+	pthread_t tid[64];
+	unsigned int i, started = 0;
+
+	for (i = 0; i < s->l->n; i++) {
+		s->l->v[i].buf = out_buf_new();
+		if (!s->l->v[i].buf)
+			return -1;
+	}
+	for (i = 0; i < jobs && i < 64; i++) {
+		/* signals go to the main thread, which only waits */
+		if (pthread_create(&tid[i], NULL, worker, s))
+			break;
+		started++;
+	}
+	if (!started)
+		return -1;
+	for (i = 0; i < s->l->n; i++) {
+		pthread_mutex_lock(&s->lock);
+		while (!s->l->v[i].done)
+			pthread_cond_wait(&s->changed, &s->lock);
+		pthread_mutex_unlock(&s->lock);
+		out_buf_print(s->l->v[i].buf);
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	return 0;
+}
+
+static int exit_code(const struct target_list *l)
+{
+	unsigned int i, failed = 0;
+
+	if (l->n == 1)
+		return l->v[0].out.exit_code;
+	if (cli_stop)
+		return E2TRIM_EXIT_INTERRUPTED;
+	for (i = 0; i < l->n; i++)
+		failed += l->v[i].out.exit_code != 0;
+	if (!failed)
+		return E2TRIM_EXIT_OK;
+	return failed == l->n ? E2TRIM_EXIT_ALL_FAILED :
+				E2TRIM_EXIT_SOME_FAILED;
+}
+
+int targets_run(const struct e2trim_control *ctl, struct target_list *l,
+		target_fn run)
+{
+	struct sched s = { .ctl = ctl, .run = run, .l = l,
+			   .lock = PTHREAD_MUTEX_INITIALIZER,
+			   .changed = PTHREAD_COND_INITIALIZER };
+	unsigned int i, jobs = ctl->jobs ? ctl->jobs : 1;
+	int code;
+
+	if (l->n > 1)
+		catch_signals_early();
+	if (ctl->fsck != FSCK_NONE)
+		jobs = 1;
+	if (jobs > l->n)
+		jobs = l->n;
+	if (jobs <= 1 || run_parallel(&s, jobs)) {
+		/* one at a time (or threads could not start): in order */
+		for (i = 0; i < l->n; i++) {
+			if (l->v[i].done)
+				continue;
+			if (l->v[i].buf) {
+				out_buf_use(l->v[i].buf);
+				run(ctl, &l->v[i]);
+				out_buf_use(NULL);
+				out_buf_print(l->v[i].buf);
+			} else {
+				run(ctl, &l->v[i]);
+			}
+			l->v[i].done = 1;
+		}
+	}
+	code = exit_code(l);
+	if (ctl->json)
+		json_document(ctl, l, code);
+	return code;
+}
