@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <blkid/blkid.h>
 
 #include "e2trim_int.h"
 #include "image_format.h"
@@ -150,6 +151,44 @@ static int copy_gpt_entries(struct e2trim *t, int fd, unsigned int ss,
 	return copy_range(t, fd, le64(h + 72) * ss, len);
 }
 
+/*
+ * What tells each partition's filesystem (-p all lists them by type):
+ * its first and last SHADOW_PART bytes, where the superblocks and
+ * signatures libblkid looks for are.  The table is in the shadow by now.
+ */
+#define SHADOW_PART (256ULL << 10)
+
+static int copy_partition_heads(struct e2trim *t, int fd)
+{
+	blkid_probe pr = blkid_new_probe();
+	blkid_partlist ls;
+	blkid_partition p;
+	uint64_t start, size, n;
+	int i, rc = 0;
+
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) ||
+	    !(ls = blkid_probe_get_partitions(pr))) {
+		blkid_free_probe(pr);
+		return 0;	/* no table: nothing more to copy */
+	}
+	for (i = 0; !rc && i < blkid_partlist_numof_partitions(ls); i++) {
+		p = blkid_partlist_get_partition(ls, i);
+		if (!p || blkid_partition_get_start(p) < 0 ||
+		    blkid_partition_get_size(p) <= 0)
+			continue;
+		start = (uint64_t)blkid_partition_get_start(p) * 512;
+		size = (uint64_t)blkid_partition_get_size(p) * 512;
+		n = size < SHADOW_PART ? size : SHADOW_PART;
+		rc = copy_range(t, fd, start, n);
+		if (!rc)
+			rc = copy_range(t, fd, start + size - n, n);
+	}
+	blkid_free_probe(pr);
+	return rc;
+}
+
 int open_nbd_shadow(struct e2trim *t)
 {
 	static const unsigned int sizes[] = { 512, 4096 };
@@ -172,6 +211,8 @@ int open_nbd_shadow(struct e2trim *t)
 			rc = copy_gpt_entries(t, fd, sizes[i],
 					      t->size_bytes / sizes[i] - 1);
 	}
+	if (!rc)
+		rc = copy_partition_heads(t, fd);
 	if (rc) {
 		close(fd);
 		return rc;

@@ -74,6 +74,22 @@ trim_p2() {
 cp "$q" "$T/orig.qcow2"
 trim_p2 "$q"
 
+# without -p: a whole disk, refused with 27 and its ext partition named;
+# -p all: every ext partition (here 2 only), the same bytes as -p 2
+cp "$T/orig.qcow2" "$T/all.qcow2"
+run_e2trim -n "$T/all.qcow2"
+assert_rc 27 "whole-disk qcow2 without -p"
+assert_grep "its ext partition: 2 (ext4)" "$ERR" "27 names partition 2"
+run_e2trim -v -p all "$T/all.qcow2"
+assert_rc 0 "-p all through NBD"
+assert_grep "partition 2: .*($want bytes) trimmed" "$OUT" "-p all: partition 2's bytes"
+rm -f "$T/back.raw"
+qemu-img convert -O raw "$T/all.qcow2" "$T/back.raw" || fail "convert back (-p all)"
+python3 "$here/same_outside.py" "$img" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
+	fail "-p all: bytes outside the planned clusters changed"
+python3 "$here/holes.py" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
+	fail "-p all: a planned cluster is not zeros"
+
 # a user who owns the image and nothing else
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	mkdir "$T/nobody"
