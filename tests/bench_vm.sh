@@ -65,7 +65,7 @@ bench_qcow2() {
 		:
 	elif command -v virt-sparsify >/dev/null; then
 		cp --sparse=always "$base" "$w"; sync
-		timed timeout "$to" virt-sparsify --in-place "$w"
+		timed timeout -k 30 "$to" virt-sparsify --in-place "$w"
 		if [ "$RC" = 0 ]; then
 			row "virt-sparsify --in-place" "$SECS" "$(alloc_mib "$w")" \
 				"$(echo "$(alloc_mib "$base") - $(alloc_mib "$w")" | bc)"
