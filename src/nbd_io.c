@@ -11,8 +11,11 @@
  * A refusal by the server (qemu's image lock above all: another qemu has
  * the image open) reaches the client only as a closed connection; the
  * words are on the server's stderr.  So the server runs through
- * `sh -c 'exec 2>FILE; exec "$@"'` (exec keeps the process id that
- * socket activation's LISTEN_PID names) and FILE is read on failure.
+ * `sh -c 'exec 2>FILE; exec setsid "$@"'` (exec keeps the process id that
+ * socket activation's LISTEN_PID names; setsid does not fork in a child
+ * that leads no process group) and FILE is read on failure.  In a session
+ * of its own the server does not get the terminal's Ctrl-C: e2trim stops
+ * cleanly on SIGINT, and the trims in flight still complete.
  *
  * libext2fs's io managers are opened by name only: the name given to
  * ext2fs_open2() carries the connection's address ("nbd-conn:0x..."),
@@ -213,7 +216,7 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	}
 	argv[n++] = (char *)"/bin/sh";
 	argv[n++] = (char *)"-c";
-	argv[n++] = (char *)"exec 2>\"$0\"; exec \"$@\"";
+	argv[n++] = (char *)"exec 2>\"$0\"; exec setsid \"$@\"";
 	argv[n++] = errpath;
 	argv[n++] = (char *)"qemu-nbd";
 	argv[n++] = (char *)"-f";
