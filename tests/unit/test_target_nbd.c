@@ -13,18 +13,22 @@
  *    even when the filesystem starts elsewhere (a partition);
  *  - a dry run sends nothing;
  *  - libext2fs's reads through nbd_io_manager return the export's bytes,
- *    shifted by "offset=", and a write is refused.
+ *    shifted by "offset=", and a write is refused;
+ *  - VM image formats are told by their magic, a raw disk is not taken
+ *    for one, and a qcow2's cluster size comes from its header.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include <libnbd.h>
 
+#include "image_format.h"
 #include "nbd_io.h"
 #include "target.h"
 
@@ -205,6 +209,60 @@ static void test_reads_through_libext2fs(void **state)
 	assert_int_equal(nbd_trim(c->h, DISK, 0, 0), 0);
 }
 
+/* A file whose first bytes are @hdr (@len of them), the rest zeros. */
+static int header_file(const void *hdr, size_t len)
+{
+	char path[] = "/tmp/test_target_nbd.XXXXXX";
+	unsigned char buf[512] = { 0 };
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	memcpy(buf, hdr, len);
+	assert_int_equal(write(fd, buf, sizeof(buf)), sizeof(buf));
+	return fd;
+}
+
+static void test_formats_by_magic(void **state)
+{
+	/* qcow2 v3, cluster_bits 16 (big-endian at byte 20) */
+	static const unsigned char qcow2[24] = { 'Q', 'F', 'I', 0xfb, 0, 0, 0, 3,
+		[20] = 0, 0, 0, 16 };
+	static const unsigned char qcow2_huge[24] = { 'Q', 'F', 'I', 0xfb, 0, 0,
+		0, 3, [20] = 0, 0, 0, 40 };
+	static const unsigned char qcow1[8] = { 'Q', 'F', 'I', 0xfb, 0, 0, 0, 1 };
+	static const unsigned char vdi[0x44] = { [0x40] = 0x7f, 0x10, 0xda, 0xbe };
+	static const unsigned char mbr[512] = { [510] = 0x55, 0xaa };
+	int fd;
+
+	(void)state;
+	fd = header_file(qcow2, sizeof(qcow2));
+	assert_string_equal(image_format_probe(fd), "qcow2");
+	assert_int_equal(image_cluster_bytes(fd, "unused", "qcow2"), 64 * K);
+	close(fd);
+	/* a cluster size qemu would not accept: unknown, not 2^40 */
+	fd = header_file(qcow2_huge, sizeof(qcow2_huge));
+	assert_int_equal(image_cluster_bytes(fd, "unused", "qcow2"), 0);
+	close(fd);
+	fd = header_file(qcow1, sizeof(qcow1));
+	assert_string_equal(image_format_probe(fd), "qcow");
+	close(fd);
+	fd = header_file(vdi, sizeof(vdi));
+	assert_string_equal(image_format_probe(fd), "vdi");
+	close(fd);
+	fd = header_file("vhdxfile", 8);
+	assert_string_equal(image_format_probe(fd), "vhdx");
+	close(fd);
+	fd = header_file("KDMV", 4);
+	assert_string_equal(image_format_probe(fd), "vmdk");
+	close(fd);
+	/* a raw disk (an MBR), or nothing at all: raw */
+	fd = header_file(mbr, sizeof(mbr));
+	assert_null(image_format_probe(fd));
+	close(fd);
+	assert_null(image_format_probe(-1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_aligned_from_image_start),
 		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_reads_through_libext2fs),
+		cmocka_unit_test(test_formats_by_magic),
 	};
 
 	return cmocka_run_group_tests(tests, start_server, stop_server);
