@@ -85,8 +85,8 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
 	    src/apply.c src/errors.c \
-	    src/nbd_io.c src/nbd_dl.c src/open_nbd.c src/image_format.c \
-	    src/target_nbd.c
+	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
+	    src/image_format.c src/target_nbd.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o

@@ -35,6 +35,7 @@ static char dl_error[256];
 #undef nbd_can_meta_context
 #undef nbd_get_block_size
 #undef nbd_pread
+#undef nbd_aio_pread
 #undef nbd_trim
 #undef nbd_zero
 #undef nbd_flush

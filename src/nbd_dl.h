@@ -32,6 +32,9 @@
 	X(int64_t, nbd_get_block_size, (struct nbd_handle *, int)) \
 	X(int, nbd_pread, (struct nbd_handle *, void *, size_t, uint64_t, \
 			   uint32_t)) \
+	X(int64_t, nbd_aio_pread, (struct nbd_handle *, void *, size_t, \
+				   uint64_t, nbd_completion_callback, \
+				   uint32_t)) \
 	X(int, nbd_trim, (struct nbd_handle *, uint64_t, uint64_t, uint32_t)) \
 	X(int, nbd_zero, (struct nbd_handle *, uint64_t, uint64_t, uint32_t)) \
 	X(int, nbd_flush, (struct nbd_handle *, uint32_t)) \
@@ -78,6 +81,7 @@ extern struct nbd_dl nbd_dl;
 #define nbd_can_meta_context (nbd_dl.nbd_can_meta_context)
 #define nbd_get_block_size (nbd_dl.nbd_get_block_size)
 #define nbd_pread (nbd_dl.nbd_pread)
+#define nbd_aio_pread (nbd_dl.nbd_aio_pread)
 #define nbd_trim (nbd_dl.nbd_trim)
 #define nbd_zero (nbd_dl.nbd_zero)
 #define nbd_flush (nbd_dl.nbd_flush)

@@ -32,6 +32,7 @@
 
 #include "nbd_dl.h"
 #include "nbd_io.h"
+#include "nbd_readahead.h"
 
 #define CONN_PREFIX "nbd-conn:"
 #define CONN_MAGIC 0x6e626465u		/* "nbde" */
@@ -315,6 +316,7 @@ void nbd_conn_close(struct nbd_conn *c)
 struct io_priv {
 	struct nbd_conn *conn;
 	uint64_t offset_bytes;	/* "offset=N": where the filesystem starts */
+	struct nbd_ra *ra;	/* reads asked ahead, or NULL */
 };
 
 static errcode_t io_open(const char *name, int flags, io_channel *channel)
@@ -343,6 +345,7 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 	}
 	strcpy(ch->name, name);
 	p->conn = &box->c;
+	p->ra = nbd_ra_new(p->conn);	/* without it, reads just wait */
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	ch->manager = nbd_io_manager;
 	ch->block_size = 1024;
@@ -354,8 +357,11 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 
 static errcode_t io_close(io_channel ch)
 {
+	struct io_priv *p = ch->private_data;
+
 	if (--ch->refcount > 0)
 		return 0;
+	nbd_ra_free(p->ra);
 	ext2fs_free_mem(&ch->private_data);
 	ext2fs_free_mem(&ch->name);
 	ext2fs_free_mem(&ch);
@@ -383,7 +389,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 	else
 		have = p->conn->size_bytes - off < size ?
 		       p->conn->size_bytes - off : size;
-	rc = have ? nbd_conn_pread(p->conn, buf, have, off) : 0;
+	if (have && p->ra && nbd_ra_take(p->ra, buf, off, have))
+		rc = 0;
+	else
+		rc = have ? nbd_conn_pread(p->conn, buf, have, off) : 0;
 	if (rc)
 		return rc;
 	if (have < size) {
@@ -398,6 +407,18 @@ static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
 			     void *buf)
 {
 	return io_read_blk64(ch, blk, count, buf);
+}
+
+/* What the fast readers will read next: ask for it now. */
+static errcode_t io_readahead(io_channel ch, unsigned long long blk,
+			      unsigned long long count)
+{
+	struct io_priv *p = ch->private_data;
+
+	if (p->ra)
+		nbd_ra_start(p->ra, p->offset_bytes + blk * ch->block_size,
+			     count * ch->block_size);
+	return 0;
 }
 
 /* e2trim writes no metadata: a write is a bug, refused. */
@@ -457,6 +478,7 @@ static struct struct_io_manager nbd_io = {
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
 	.write_blk64 = io_write_blk64,
+	.cache_readahead = io_readahead,
 };
 
 io_manager nbd_io_manager = &nbd_io;
