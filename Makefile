@@ -22,8 +22,10 @@ CC ?= cc
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-# not the multiarch directory: pkg-config --define-prefix finds the prefix
-# from where e2trim.pc lies, <prefix>/lib/pkgconfig
+# Debian's multiarch directory works too: LIBDIR=/usr/lib/x86_64-linux-gnu
+# (debian/rules passes it).  e2trim.pc names its directories relative to
+# ${prefix} when they lie under PREFIX, so pkg-config --define-prefix can
+# move a default <prefix>/lib/pkgconfig install.
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/e2trim
@@ -240,6 +242,9 @@ INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
 	    $(DRACUTDIR)/90e2trim/e2trim-pre-mount.sh \
 	    $(UNITDIR)/e2trim@.service
 
+# pc_dir DIR: DIR as e2trim.pc writes it, ${prefix}/... when under PREFIX
+pc_dir = $(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
+
 install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
 	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR) src/e2trim.h $(ERR_H)
@@ -249,6 +254,8 @@ install: all
 	ln -sf libe2trim.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libe2trim.so
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
 	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' src/e2trim.pc.in \
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
