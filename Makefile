@@ -127,9 +127,20 @@ $(LIB_SO): $(LIB_OBJS) src/libe2trim.map
 		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lpthread
 	ln -sf libe2trim.so.$(SO_VERSION) $(B)/libe2trim.so
 
-# The command links the static library: it runs wherever it is installed.
-$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A) \
+# The command links the static library: it runs wherever it is installed,
+# with no ldconfig and no libe2trim.so.0 in the library path.
+# E2TRIM_LINK=shared links libe2trim.so.0 instead, as the Debian package
+# does (its libe2trim0 is where the dynamic linker looks).
+E2TRIM_LINK ?= static
+ifeq ($(E2TRIM_LINK),shared)
+BIN_LIB := $(LIB_SO)
+BIN_LINK = -L$(B) -le2trim
+else
+BIN_LIB := $(LIB_A)
+BIN_LINK = $(LIB_A)
+endif
+$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LINK) \
 		$(PKG_LIBS) -lpthread
 
 # White-box tests: every object, the command's too (not its main).
