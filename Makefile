@@ -338,5 +338,5 @@ deps-boot: deps-deb
 	@$(call apt_need,$(BOOT_PKGS))
 
 check-boot: deps-boot
-	@$(MAKE) --no-print-directory deb
-	@bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
+	@start=$$(date +%s) && $(MAKE) --no-print-directory deb && \
+		BOOT_START=$$start bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
