@@ -60,13 +60,13 @@ for t in "$here"/t_*.sh; do
 done
 echo "$pass passed, $failed failed, $skipped skipped ($(($(date +%s) - all_start))s)"
 total=$(($(date +%s) - ${BOOT_START:-$all_start}))
-awk -v total="$total" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+awk -v total="$total" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" '
 	{ n++; ms += $2; if ($2 > max) { max = $2; who = $1 } if ($2 > 90000) over++ }
 	END {
 		printf "budget: %d boots, %.1f s in all, longest %.1f s (%s): %s; " \
 		       "make check-boot %d s: %s (load average %s)\n",
 		       n, ms / 1000, max / 1000, n ? who : "-",
 		       over ? over " over 90 s" : "each <= 90 s",
-		       total, total <= 900 ? "<= 15 min" : "OVER 15 min", load
+		       total, total <= 900 ? "<= 15 min" : "OVER 15 min", la
 	}' "$BOOT_TIMES"
 [ $failed = 0 ]

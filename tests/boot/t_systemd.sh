@@ -104,7 +104,7 @@ c=$T/conf
 mkdir -p "$c/conf.d" "$c/hooks" "$c/scripts"
 printf 'MODULES=list\nBUSYBOX=auto\nCOMPRESS=gzip\nRUNSIZE=10%%\nFSTYPE=auto\n' >"$c/initramfs.conf"
 printf 'virtio_pci\nvirtio_blk\next4\n' >"$c/modules"
-mkinitramfs -d "$c" -o "$T/initrd" "$KVER" >"$T/mkinitramfs.out" 2>&1 ||
+with_package mkinitramfs -d "$c" -o "$T/initrd" "$KVER" >"$T/mkinitramfs.out" 2>&1 ||
 	{ cat "$T/mkinitramfs.out"; fail "mkinitramfs"; }
 
 mkdir -p "$T/datadir"
