@@ -43,6 +43,7 @@ lean_itools() {
 # /usr/share/initramfs-tools is lean_itools' there.
 with_package() {
 	lean_itools
+	# shellcheck disable=SC2016 # the inner bash expands them
 	unshare -m -- bash -c 'mount -t overlay overlay -o "lowerdir=$1:$2" "$2" &&
 		mount --bind "$3/usr/share/initramfs-tools" /usr/share/initramfs-tools &&
 		shift 3 && exec "$@"' with_package "$STAGE_LIB" "/usr/lib/$MULTIARCH" \
