@@ -10,8 +10,10 @@
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make deb        the Debian package, in build/deb/ (dpkg-buildpackage)
+#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
+#   make E2TRIM_LINK=shared   the command links libe2trim.so.0, not .a
+#   make deb        the Debian packages e2trim, libe2trim0, libe2trim-dev,
+#                   in build/deb/ (dpkg-buildpackage; lintian, blhc)
 #   make check-boot boot Debian's kernel under QEMU with each boot
 #                   integration, installed from the package (root, ~10 min)
 #
