@@ -10,8 +10,10 @@
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make deb        the Debian package, in build/deb/ (dpkg-buildpackage)
+#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
+#   make E2TRIM_LINK=shared   the command links libe2trim.so.0, not .a
+#   make deb        the Debian packages e2trim, libe2trim0, libe2trim-dev,
+#                   in build/deb/ (dpkg-buildpackage; lintian, blhc)
 #   make check-boot boot Debian's kernel under QEMU with each boot
 #                   integration, installed from the package (root, ~10 min)
 #
@@ -22,8 +24,10 @@ CC ?= cc
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-# not the multiarch directory: pkg-config --define-prefix finds the prefix
-# from where e2trim.pc lies, <prefix>/lib/pkgconfig
+# Debian's multiarch directory works too: LIBDIR=/usr/lib/x86_64-linux-gnu
+# (debian/rules passes it).  e2trim.pc names its directories relative to
+# ${prefix} when they lie under PREFIX, so pkg-config --define-prefix can
+# move a default <prefix>/lib/pkgconfig install.
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/e2trim
@@ -97,7 +101,7 @@ BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
-	      test_partition test_itable_read test_json
+	      test_partition test_itable_read test_json test_walk
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \
@@ -128,9 +132,20 @@ $(LIB_SO): $(LIB_OBJS) src/libe2trim.map
 		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lpthread
 	ln -sf libe2trim.so.$(SO_VERSION) $(B)/libe2trim.so
 
-# The command links the static library: it runs wherever it is installed.
-$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A) \
+# The command links the static library: it runs wherever it is installed,
+# with no ldconfig and no libe2trim.so.0 in the library path.
+# E2TRIM_LINK=shared links libe2trim.so.0 instead, as the Debian package
+# does (its libe2trim0 is where the dynamic linker looks).
+E2TRIM_LINK ?= static
+ifeq ($(E2TRIM_LINK),shared)
+BIN_LIB := $(LIB_SO)
+BIN_LINK = -L$(B) -le2trim
+else
+BIN_LIB := $(LIB_A)
+BIN_LINK = $(LIB_A)
+endif
+$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LINK) \
 		$(PKG_LIBS) -lpthread
 
 # White-box tests: every object, the command's too (not its main).
@@ -243,6 +258,9 @@ INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
 	    $(DRACUTDIR)/90e2trim/e2trim-pre-mount.sh \
 	    $(UNITDIR)/e2trim@.service
 
+# pc_dir DIR: DIR as e2trim.pc writes it, ${prefix}/... when under PREFIX
+pc_dir = $(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
+
 install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
 	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR) src/e2trim.h $(ERR_H)
@@ -252,6 +270,8 @@ install: all
 	ln -sf libe2trim.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libe2trim.so
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
 	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' src/e2trim.pc.in \
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
@@ -323,5 +343,5 @@ deps-boot: deps-deb
 	@$(call apt_need,$(BOOT_PKGS))
 
 check-boot: deps-boot
-	@$(MAKE) --no-print-directory deb
-	@bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
+	@start=$$(date +%s) && $(MAKE) --no-print-directory deb && \
+		BOOT_START=$$start bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
