@@ -84,6 +84,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_COUNTS,		E2TRIM_EXIT_COUNTS, 0 },
 	{ E2TRIM_ERR_UNUSED_INODE,	E2TRIM_EXIT_UNUSED_INODE, 0 },
 	{ E2TRIM_ERR_PARTITION,		E2TRIM_EXIT_PARTITION, 0 },
+	{ E2TRIM_ERR_ZERO_FILL,		E2TRIM_EXIT_ERROR, DETAIL_LEADS },
 };
 
 static const struct code_exit *lookup(errcode_t code)

@@ -9,7 +9,9 @@
  * accepts in one go, and issued in ascending order.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "target.h"
 
@@ -60,8 +62,21 @@ void target_complete(struct target *t, uint64_t start_bytes,
 	}
 }
 
+void target_progress(struct target *t)
+{
+	const struct target_stats *s = &t->stats;
+
+	if (t->progress)
+		t->progress(t->progress_priv, s->bytes + s->sparse_bytes +
+			    s->align_bytes);
+}
+
 static int issue_one(struct target *t, uint64_t start, uint64_t len)
 {
+	/* zero-fill reads even on a dry run, to count what it would write */
+	if (t->mode == TRIM_ZERO_FILL)
+		return t->ops->zero_fill ? t->ops->zero_fill(t, start, len) :
+		       target_zero_fill_fd(t, start, len);
 	if (t->dryrun) {
 		target_complete(t, start, len, 0);
 		return 0;
@@ -95,6 +110,7 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 		if (max && len > max)
 			len = max;
 		rc = issue_one(t, start, len);
+		target_progress(t);
 		if (rc)
 			return rc;
 		start += len;
@@ -157,11 +173,19 @@ int target_finish(struct target *t)
 {
 	if (!t->dryrun && t->ops && t->ops->finish)
 		return t->ops->finish(t);
+	/* what was written is on the device before e2trim says so */
+	if (!t->dryrun && t->mode == TRIM_ZERO_FILL && t->stats.zeroed_bytes &&
+	    !t->ops->zero_fill && fdatasync(t->fd) && !t->error) {
+		t->error = -errno;
+		t->error_start = 0;
+	}
 	return t->error;
 }
 
 void target_close(struct target *t)
 {
+	free(t->zero_fill);
+	t->zero_fill = NULL;
 	if (t->ops && t->ops->close)
 		t->ops->close(t);
 	t->priv = NULL;

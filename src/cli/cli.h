@@ -20,14 +20,23 @@ enum fsck_mode {
 	FSCK_FORCE,		/* --fsck=force: e2fsck -f -p */
 };
 
+/* --progress, --no-progress, or when stderr is a terminal */
+enum progress_mode {
+	PROGRESS_AUTO = 0,
+	PROGRESS_ON,
+	PROGRESS_OFF,
+};
+
 struct e2trim_control {
 	const char *device;	/* block device or image file */
 	struct e2trim_range range;	/* -o, -l, -m */
 	struct e2trim_options opts;	/* -p, -s, -z, -n, -f, --no-verify */
 	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
+	enum progress_mode progress;
 	unsigned int verbose : 1,
 		     quiet : 1,
-		     list : 1;
+		     list : 1,
+		     histogram : 1;	/* --histogram */
 };
 
 /*

@@ -11,11 +11,13 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "progress.h"
 
 void warnx_target(const char *target, const char *fmt, ...)
 {
 	va_list ap;
 
+	progress_clear();
 	fflush(stdout);
 	if (target)
 		fprintf(stderr, "%s: %s: ", program_invocation_short_name,
