@@ -114,9 +114,9 @@ dumpe2fs "$T/e2.img" 2>/dev/null | sed -n 's/.*superblock at \([0-9]*\).*/\1/p' 
 # range and minimum: only the extents trim would take are written
 cp --sparse=never "$T/orig.img" "$img"
 fs_bytes=$((256 << 20))
-run_e2trim -v --zero-fill -o $((fs_bytes / 2)) -m 256K "$img"
+run_e2trim -v --zero-fill -o $((fs_bytes / 16)) -m 64K "$img"
 assert_rc 0 "--zero-fill -o -m"
-oracle_extents "$T/orig.img" $((256 << 10)) $((fs_bytes / 2)) >"$T/plan"
+oracle_extents "$T/orig.img" $((64 << 10)) $((fs_bytes / 16)) >"$T/plan"
 python3 - "$img" "$T/orig.img" "$T/plan" <<'PY' || fail "-o -m: wrote outside the plan or left a planned byte non-zero"
 import sys
 new, old, plan = open(sys.argv[1], "rb"), open(sys.argv[2], "rb"), sys.argv[3]
