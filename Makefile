@@ -35,9 +35,10 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 # Debian packages the build and the tests need; `make deps` installs them.
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
-	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils
+	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
+	   zerofree qemu-utils gzip
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
-	    python3 xz
+	    python3 xz zerofree qemu-img gzip
 
 ifeq ($(SANITIZE),1)
 B := build-san

@@ -46,7 +46,7 @@ sync
 cp --sparse=never "$img" "$T/orig.img"
 used=$(used_blocks_digest "$img")
 read -r nz z < <(free_stats "$img")
-[ "$nz" -gt 0 ] && [ "$z" -ge $((32 * 4096)) ] || fail "setup: free space $nz nonzero, $z zero"
+{ [ "$nz" -gt 0 ] && [ "$z" -ge $((32 * 4096)) ]; } || fail "setup: free space $nz nonzero, $z zero"
 alloc0=$(alloc_bytes "$img")
 
 # a dry run reads and counts, writes nothing
