@@ -219,6 +219,9 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 	int rc;
 
 	memset(tg, 0, sizeof(*tg));
+	if ((unsigned int)t->opt.mode > E2TRIM_ZERO_FILL)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "no such mode: %u",
+				(unsigned int)t->opt.mode);
 	tg->name = t->path;
 	tg->dryrun = t->opt.dryrun;
 	tg->base_bytes = t->offset_bytes;
