@@ -184,8 +184,7 @@ int target_finish(struct target *t)
 
 void target_close(struct target *t)
 {
-	free(t->zero_fill);
-	t->zero_fill = NULL;
+	target_zero_fill_free(t);
 	if (t->ops && t->ops->close)
 		t->ops->close(t);
 	t->priv = NULL;

@@ -142,6 +142,9 @@ void target_close(struct target *t);
 int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 			uint64_t len_bytes);
 
+/* Close and free what target_zero_fill_fd() opened (target_close does). */
+void target_zero_fill_free(struct target *t);
+
 /* Tell t->progress how much of the plan is done. */
 void target_progress(struct target *t);
 

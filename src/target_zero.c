@@ -15,7 +15,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "target.h"
@@ -30,24 +32,55 @@
 #define ZF_UNIT		4096u
 
 struct zf_bufs {
-	unsigned char *buf;		/* what was read */
+	unsigned char *buf;		/* what was read; page-aligned */
 	unsigned char *zeros;		/* ZF_CHUNK bytes of zeros */
+	int dfd;			/* O_DIRECT on a block device, or -1 */
 };
+
+/* A block device gets a direct descriptor of its own; else -1. */
+static int open_direct(int fd, int dryrun)
+{
+	struct stat st;
+	char path[64];
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, (dryrun ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_DIRECT);
+}
 
 static int zf_get(struct target *t, struct zf_bufs **out)
 {
 	struct zf_bufs *z = t->zero_fill;
+	void *mem;
 
 	if (!z) {
-		z = calloc(1, sizeof(*z) + 2 * (size_t)ZF_CHUNK);
-		if (!z)
+		z = calloc(1, sizeof(*z));
+		if (!z || posix_memalign(&mem, 4096, 2 * (size_t)ZF_CHUNK)) {
+			free(z);
 			return -ENOMEM;
-		z->buf = (unsigned char *)(z + 1);
+		}
+		z->buf = mem;
 		z->zeros = z->buf + ZF_CHUNK;
+		memset(z->zeros, 0, ZF_CHUNK);
+		z->dfd = open_direct(t->fd, t->dryrun);
 		t->zero_fill = z;
 	}
 	*out = z;
 	return 0;
+}
+
+void target_zero_fill_free(struct target *t)
+{
+	struct zf_bufs *z = t->zero_fill;
+
+	if (!z)
+		return;
+	if (z->dfd >= 0)
+		close(z->dfd);
+	free(z->buf);
+	free(z);
+	t->zero_fill = NULL;
 }
 
 static int all_zero(const unsigned char *p, size_t n)
@@ -85,9 +118,9 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Zeros over [start, start + len) of the filesystem (from @zeros). */
-static int write_zeros(struct target *t, const unsigned char *zeros,
-		       uint64_t start, uint64_t len)
+/* Zeros over [start, start + len) of the filesystem (from @z->zeros). */
+static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
+		       uint64_t len)
 {
 	off_t off = (off_t)(t->base_bytes + start);
 	size_t n = len;
@@ -95,7 +128,14 @@ static int write_zeros(struct target *t, const unsigned char *zeros,
 
 	if (!t->dryrun) {
 		while (n) {
-			w = pwrite(t->fd, zeros, n, off);
+			w = pwrite(z->dfd >= 0 ? z->dfd : t->fd, z->zeros, n,
+				   off);
+			if (w < 0 && errno == EINVAL && z->dfd >= 0) {
+				/* the device refuses the alignment */
+				close(z->dfd);
+				z->dfd = -1;
+				continue;
+			}
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0)
@@ -129,7 +169,7 @@ static int zero_chunk(struct target *t, struct zf_bufs *z, uint64_t start,
 		if (all_zero(z->buf + (pos - start), next - pos)) {
 			t->stats.zero_bytes += next - pos;
 			if (run_len) {
-				rc = write_zeros(t, z->zeros, run, run_len);
+				rc = write_zeros(t, z, run, run_len);
 				if (rc)
 					return rc;
 				run_len = 0;
@@ -143,7 +183,7 @@ static int zero_chunk(struct target *t, struct zf_bufs *z, uint64_t start,
 		pos = next;
 	}
 	if (run_len)
-		return write_zeros(t, z->zeros, run, run_len);
+		return write_zeros(t, z, run, run_len);
 	return 0;
 }
 
@@ -162,10 +202,21 @@ int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
 		/* the kernel reads the next chunks while this one is checked */
 		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
-		if (ahead)
+		if (ahead && z->dfd < 0)
 			posix_fadvise(t->fd, (off_t)(t->base_bytes + pos + n),
 				      (off_t)ahead, POSIX_FADV_WILLNEED);
-		rc = read_full(t->fd, z->buf, n, (off_t)(t->base_bytes + pos));
+		rc = -EINVAL;
+		if (z->dfd >= 0)
+			rc = read_full(z->dfd, z->buf, n,
+				       (off_t)(t->base_bytes + pos));
+		if (rc == -EINVAL && z->dfd >= 0) {
+			/* an alignment the device refuses: buffered from now */
+			close(z->dfd);
+			z->dfd = -1;
+		}
+		if (rc == -EINVAL)
+			rc = read_full(t->fd, z->buf, n,
+				       (off_t)(t->base_bytes + pos));
 		if (rc)
 			return fail(t, pos, rc);
 		rc = zero_chunk(t, z, pos, n);
