@@ -5,7 +5,8 @@
 #   make check      install what is missing, build, run every test
 #   make check SANITIZE=1   the same under ASan + UBSan
 #   make valgrind   end-to-end tests under valgrind
-#   make bench      e2trim beside fstrim and e2fsck -E discard (not a test)
+#   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
+#                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
