@@ -134,13 +134,21 @@ void target_close(struct target *t);
 
 /*
  * TRIM_ZERO_FILL over t->fd: read [start, start + len) in large chunks
- * (the kernel reading ahead), and write zeros over the parts that are
- * not zero, never over a zero one: a sparse or thin target does not
- * grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
- * asked to stop, or the -errno of a failed read or write.
+ * (up to 16 in flight through io_uring, which may still be reading when
+ * it returns: target_finish() waits), and write zeros over the parts
+ * that are not zero, never over a zero one: a sparse or thin target does
+ * not grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
+ * asked to stop, or the -errno of a failed read or write (perhaps of an
+ * earlier extent's piece).
  */
 int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 			uint64_t len_bytes);
+
+/*
+ * Wait for the pieces target_zero_fill_fd() has in flight, then flush
+ * what it wrote (target_finish does).  Returns t->error.
+ */
+int target_zero_fill_finish(struct target *t);
 
 /* Close and free what target_zero_fill_fd() opened (target_close does). */
 void target_zero_fill_free(struct target *t);
