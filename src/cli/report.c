@@ -78,8 +78,17 @@ void report_summary(const struct e2trim_control *ctl,
 void report_partial(const struct e2trim_control *ctl,
 		    const struct e2trim_result *r, const char *why)
 {
-	char h[HUMAN_SIZE_LEN];
+	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
 
+	if (ctl->opts.mode == E2TRIM_ZERO_FILL) {
+		warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) of "
+			     "the free space read, %s zeroed; the rest is "
+			     "untouched", why,
+			     size_to_human(r->bytes_trimmed, h, sizeof(h)),
+			     r->bytes_trimmed,
+			     size_to_human(r->bytes_zeroed, z, sizeof(z)));
+		return;
+	}
 	warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) trimmed in "
 		     "%" PRIu64 " request%s; the rest of the free space is "
 		     "untouched", why,
