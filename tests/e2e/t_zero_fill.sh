@@ -138,6 +138,20 @@ same(pos, size)
 PY
 note "-o/-m: $(wc -l <"$T/plan") extents zeroed, nothing else changed"
 
+# SIGINT: the pieces in flight finish, the report says what was done,
+# exit 32, and still no used block changed (each progress report is
+# slowed down so that the signal comes mid-run)
+cp --sparse=never "$T/orig.img" "$img"
+E2TRIM_PROGRESS_DELAY_MS=200 "$E2TRIM" --zero-fill --progress "$img" 2>"$T/int.err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+assert_eq "$rc" 32 "--zero-fill interrupted: exit"
+assert_grep "interrupted after .* of the free space read, .* zeroed" "$T/int.err" "partial report"
+assert_eq "$(used_blocks_digest "$img")" "$used" "interrupted: used blocks"
+e2fsck -fn "$img" >/dev/null 2>&1 || fail "interrupted: e2fsck -fn"
+
 # excludes the other modes
 run_e2trim --zero-fill -z "$img"
 assert_rc 3 "--zero-fill -z"
