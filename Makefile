@@ -5,7 +5,8 @@
 #   make check      install what is missing, build, run every test
 #   make check SANITIZE=1   the same under ASan + UBSan
 #   make valgrind   end-to-end tests under valgrind
-#   make bench      e2trim beside fstrim and e2fsck -E discard (not a test)
+#   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
+#                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
@@ -40,9 +41,9 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
-	   dosfstools
+	   dosfstools zerofree qemu-utils gzip
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
-	    python3 xz mkfs.fat
+	    python3 xz mkfs.fat zerofree qemu-img gzip
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -86,13 +87,15 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 	    src/verify_dirs.c src/verify_counts.c \
 	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
+	    src/target_zero.c \
 	    src/apply.c src/errors.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
 CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/targets.c \
-	    src/cli/targets_parts.c src/cli/targets_run.c
+	    src/cli/targets_parts.c src/cli/targets_run.c \
+	    src/cli/progress.c src/cli/histogram.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
 LIB_A := $(B)/libe2trim.a
@@ -101,7 +104,8 @@ BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
-	      test_partition test_itable_read test_json test_walk
+	      test_partition test_itable_read test_json test_walk \
+	      test_histogram test_zero_fill
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \

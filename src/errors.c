@@ -90,6 +90,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_TARGETS_FILE,	E2TRIM_EXIT_USAGE, DETAIL_LEADS },
 	{ E2TRIM_ERR_SOME_FAILED,	E2TRIM_EXIT_SOME_FAILED, 0 },
 	{ E2TRIM_ERR_ALL_FAILED,	E2TRIM_EXIT_ALL_FAILED, 0 },
+	{ E2TRIM_ERR_ZERO_FILL,		E2TRIM_EXIT_ERROR, DETAIL_LEADS },
 };
 
 static const struct code_exit *lookup(errcode_t code)
