@@ -5,13 +5,16 @@
 #   make check      install what is missing, build, run every test
 #   make check SANITIZE=1   the same under ASan + UBSan
 #   make valgrind   end-to-end tests under valgrind
-#   make bench      e2trim beside fstrim and e2fsck -E discard (not a test)
+#   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
+#                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make deb        the Debian package, in build/deb/ (dpkg-buildpackage)
+#   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
+#   make E2TRIM_LINK=shared   the command links libe2trim.so.0, not .a
+#   make deb        the Debian packages e2trim, libe2trim0, libe2trim-dev,
+#                   in build/deb/ (dpkg-buildpackage; lintian, blhc)
 #   make check-boot boot Debian's kernel under QEMU with each boot
 #                   integration, installed from the package (root, ~10 min)
 #
@@ -22,8 +25,10 @@ CC ?= cc
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
-# not the multiarch directory: pkg-config --define-prefix finds the prefix
-# from where e2trim.pc lies, <prefix>/lib/pkgconfig
+# Debian's multiarch directory works too: LIBDIR=/usr/lib/x86_64-linux-gnu
+# (debian/rules passes it).  e2trim.pc names its directories relative to
+# ${prefix} when they lie under PREFIX, so pkg-config --define-prefix can
+# move a default <prefix>/lib/pkgconfig install.
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR ?= $(PREFIX)/share/doc/e2trim
@@ -36,9 +41,9 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
-	   dosfstools libnbd-dev qemu-utils nbdkit libnbd-bin
+	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
-	    python3 xz mkfs.fat qemu-nbd qemu-img nbdkit nbdinfo
+	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -84,6 +89,7 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c \
 	    src/verify_dirs.c src/verify_counts.c \
 	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
+	    src/target_zero.c \
 	    src/apply.c src/errors.c \
 	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
 	    src/image_format.c src/target_nbd.c
@@ -92,7 +98,8 @@ ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
 CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/targets.c \
-	    src/cli/targets_parts.c src/cli/targets_run.c
+	    src/cli/targets_parts.c src/cli/targets_run.c \
+	    src/cli/progress.c src/cli/histogram.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
 LIB_A := $(B)/libe2trim.a
@@ -101,7 +108,8 @@ BIN := $(B)/e2trim
 
 UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
-	      test_partition test_itable_read test_json test_target_nbd
+	      test_partition test_itable_read test_json test_walk \
+	      test_histogram test_zero_fill test_target_nbd
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \
@@ -132,9 +140,20 @@ $(LIB_SO): $(LIB_OBJS) src/libe2trim.map
 		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lpthread
 	ln -sf libe2trim.so.$(SO_VERSION) $(B)/libe2trim.so
 
-# The command links the static library: it runs wherever it is installed.
-$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(LIB_A) \
+# The command links the static library: it runs wherever it is installed,
+# with no ldconfig and no libe2trim.so.0 in the library path.
+# E2TRIM_LINK=shared links libe2trim.so.0 instead, as the Debian package
+# does (its libe2trim0 is where the dynamic linker looks).
+E2TRIM_LINK ?= static
+ifeq ($(E2TRIM_LINK),shared)
+BIN_LIB := $(LIB_SO)
+BIN_LINK = -L$(B) -le2trim
+else
+BIN_LIB := $(LIB_A)
+BIN_LINK = $(LIB_A)
+endif
+$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LINK) \
 		$(PKG_LIBS) -lpthread
 
 # White-box tests: every object, the command's too (not its main).
@@ -252,6 +271,9 @@ INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
 	    $(DRACUTDIR)/90e2trim/e2trim-pre-mount.sh \
 	    $(UNITDIR)/e2trim@.service
 
+# pc_dir DIR: DIR as e2trim.pc writes it, ${prefix}/... when under PREFIX
+pc_dir = $(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1))
+
 install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/e2trim
 	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR) src/e2trim.h $(ERR_H)
@@ -261,6 +283,8 @@ install: all
 	ln -sf libe2trim.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libe2trim.so
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
 	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' src/e2trim.pc.in \
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
@@ -332,5 +356,5 @@ deps-boot: deps-deb
 	@$(call apt_need,$(BOOT_PKGS))
 
 check-boot: deps-boot
-	@$(MAKE) --no-print-directory deb
-	@bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
+	@start=$$(date +%s) && $(MAKE) --no-print-directory deb && \
+		BOOT_START=$$start bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)

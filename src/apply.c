@@ -56,6 +56,31 @@ const struct e2trim_result *e2trim_result(const struct e2trim *t)
 	return &t->res;
 }
 
+const struct e2trim_histogram *e2trim_histogram(const struct e2trim *t)
+{
+	return &t->hist;
+}
+
+void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv)
+{
+	t->progress = fn;
+	t->progress_priv = priv;
+}
+
+/* A step of 1/1024 of the stage, at least 1 MiB: a bounded number of calls. */
+void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
+		  uint64_t total)
+{
+	uint64_t step = total / 1024 > (1u << 20) ? total / 1024 : 1u << 20;
+
+	if (!t->progress)
+		return;
+	if (done != 0 && done < total && done < t->progress_next)
+		return;
+	t->progress_next = done + step;
+	t->progress(t->progress_priv, stage, done, total);
+}
+
 errcode_t e2trim_verify(struct e2trim *t)
 {
 	struct plan_source src;
@@ -151,6 +176,8 @@ static void take_target_stats(struct e2trim_result *r, const struct target *tg)
 	r->bytes_already_sparse = ts->sparse_bytes;
 	r->bytes_kept_for_alignment = ts->align_bytes;
 	r->extents_too_small_aligned = ts->align_extents;
+	r->bytes_zeroed = ts->zeroed_bytes;
+	r->bytes_already_zero = ts->zero_bytes;
 	r->error_errno = tg->error;
 	r->error_start_bytes = tg->error_start;
 }
@@ -169,6 +196,7 @@ static errcode_t run_plan(struct e2trim *t, struct walk *w)
 	err = plan_run(&t->geo, &t->range, &src, walk_extent, w, &st);
 	r->extents_below_minimum = st.skipped_extents;
 	r->bytes_below_minimum = st.skipped_bytes;
+	t->hist = st.hist;
 	return err;
 }
 
@@ -195,10 +223,19 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 	int rc;
 
 	memset(tg, 0, sizeof(*tg));
+	if ((unsigned int)t->opt.mode > E2TRIM_ZERO_FILL)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "no such mode: %u",
+				(unsigned int)t->opt.mode);
 	tg->name = t->path;
 	tg->dryrun = t->opt.dryrun;
 	tg->base_bytes = t->offset_bytes;
 	tg->stop = t->cancel;
+	/* freed clusters of a VM image read as zeros: trim, no need to fill */
+	if (t->nbd && t->opt.mode == E2TRIM_ZERO_FILL)
+		return lib_fail(t, E2TRIM_ERR_USAGE, "--zero-fill works on "
+				"devices and raw images; give a VM image or NBD "
+				"export without it: what e2trim frees there reads "
+				"as zeros");
 	if (t->nbd)
 		rc = target_nbd_init(tg, t->nbd, t->cluster_bytes,
 				     (enum trim_mode)t->opt.mode);
@@ -231,7 +268,7 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 {
 	static const char *const op[] = {
 		[TRIM_DISCARD] = "discard", [TRIM_SECURE] = "secure discard",
-		[TRIM_ZEROOUT] = "zeroout",
+		[TRIM_ZEROOUT] = "zeroout", [TRIM_ZERO_FILL] = "zero-fill",
 	};
 	char msg[128];
 
@@ -243,6 +280,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 		 op[tg->mode], tg->error_start,
 		 strerror_r(-tg->error, msg, sizeof(msg)));
 	t->cause = -tg->error;
+	if (tg->mode == TRIM_ZERO_FILL)
+		return E2TRIM_ERR_ZERO_FILL;
 	if (tg->error == -EOPNOTSUPP && tg->stats.requests == 0)
 		return E2TRIM_ERR_DISCARD_UNSUPPORTED;
 	return E2TRIM_ERR_DISCARD;
@@ -266,10 +305,58 @@ static void take_after(struct e2trim *t)
 		t->res.allocated_after_bytes = (uint64_t)st.st_blocks * 512;
 }
 
+/* Progress of the apply stage: the plan's bytes the target is done with. */
+struct apply_progress {
+	struct e2trim *t;
+	enum e2trim_stage stage;
+	uint64_t total;
+};
+
+static int count_only(void *priv, uint64_t start_bytes, uint64_t len_bytes)
+{
+	(void)priv;
+	(void)start_bytes;
+	(void)len_bytes;
+	return 0;
+}
+
+static void target_progressed(void *priv, uint64_t done)
+{
+	struct apply_progress *ap = priv;
+
+	lib_progress(ap->t, ap->stage, done < ap->total ? done : ap->total,
+		     ap->total);
+}
+
+/* With a progress callback: the plan's total first, one walk ahead. */
+static errcode_t start_progress(struct e2trim *t, struct target *tg,
+				struct apply_progress *ap)
+{
+	struct plan_source src;
+	struct plan_stats st;
+	errcode_t err;
+
+	if (!t->progress)
+		return 0;
+	bitmap_stream_source(t->stream, &src);
+	err = plan_run(&t->geo, &t->range, &src, count_only, NULL, &st);
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
+	ap->t = t;
+	ap->stage = tg->mode == TRIM_ZERO_FILL ? E2TRIM_STAGE_ZERO_FILL :
+						 E2TRIM_STAGE_TRIM;
+	ap->total = st.bytes;
+	tg->progress = target_progressed;
+	tg->progress_priv = ap;
+	lib_progress(t, ap->stage, 0, ap->total);
+	return 0;
+}
+
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
 	struct target tg;
 	struct walk w = { t, &tg, fn, priv };
+	struct apply_progress ap;
 	errcode_t err, ret = 0;
 
 	err = e2trim_verify(t);
@@ -278,10 +365,17 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 		err = open_target(t, &tg);
 	if (err)
 		return err;
+	err = start_progress(t, &tg, &ap);
+	if (err) {
+		target_close(&tg);
+		return err;
+	}
 	err = run_plan(t, &w);
 	/* requests still in flight finish, whatever stopped the plan */
 	target_finish(&tg);
 	take_target_stats(&t->res, &tg);
+	if (!err && !tg.error && t->progress)
+		lib_progress(t, ap.stage, ap.total, ap.total);
 	if (err == (errcode_t)-1 || tg.error)
 		ret = stopped(t, &tg);
 	else if (err)

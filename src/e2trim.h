@@ -85,6 +85,9 @@ enum e2trim_mode {
 	E2TRIM_DISCARD,		/* BLKDISCARD, or punch a hole in an image */
 	E2TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
 	E2TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
+	E2TRIM_ZERO_FILL,	/* read the free space, write zeros only over
+				   what is not zero already (zerofree's job):
+				   a sparse or thin target does not grow */
 };
 
 /* What e2trim_open() is to do; zero-initialise, then set what you need. */
@@ -172,8 +175,39 @@ struct e2trim_result {
 	double seconds;			/* wall time from e2trim_open() to the
 					   end of e2trim_apply() (so far) */
 	unsigned int allocated_known : 1;
+	/*
+	 * E2TRIM_ZERO_FILL: of the bytes_trimmed read, those that held
+	 * something and were overwritten with zeros (dry run: would be),
+	 * and those that were zero already and left alone.  Holes of an
+	 * image file are neither: bytes_already_sparse, not even read.
+	 */
+	uint64_t bytes_zeroed;
+	uint64_t bytes_already_zero;
 	/* through NBD: qemu's name of the image's format, "nbd" for a URI */
 	char image_format[16];
+};
+
+/*
+ * The sizes of the free extents in the range, as e2freefrag prints them
+ * but in bytes and right on bigalloc: bucket i holds the extents of
+ * unit_bytes << i bytes up to twice that (bucket 0 also what is shorter
+ * than a cluster, at the edges of a range).  Every free extent of the
+ * range counts, the minimum not applied; merged across groups as trimmed.
+ */
+#define E2TRIM_HISTOGRAM_BUCKETS 64
+
+struct e2trim_histogram_bucket {
+	uint64_t min_bytes;		/* lower bound: unit_bytes << i */
+	uint64_t extents;
+	uint64_t bytes;			/* their total length */
+};
+
+struct e2trim_histogram {
+	uint64_t unit_bytes;		/* one cluster (one block unless bigalloc) */
+	unsigned int nbuckets;		/* those up to the last non-empty one */
+	uint64_t extents;		/* the sum over the buckets */
+	uint64_t bytes;
+	struct e2trim_histogram_bucket bucket[E2TRIM_HISTOGRAM_BUCKETS];
 };
 
 struct e2trim;
@@ -273,6 +307,38 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv);
  * handler may set it.  NULL: none.
  */
 void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag);
+
+/*
+ * The free-extent histogram of the last plan walk (e2trim_plan() or
+ * e2trim_apply(), all zeros before one; partial if it was stopped).
+ * Owned by the handle; never NULL.
+ */
+const struct e2trim_histogram *e2trim_histogram(const struct e2trim *t);
+
+/* Which stage a progress report is about. */
+enum e2trim_stage {
+	E2TRIM_STAGE_VERIFY = 1,	/* reading the inode tables */
+	E2TRIM_STAGE_TRIM,		/* discarding (or zeroing out) */
+	E2TRIM_STAGE_ZERO_FILL,		/* E2TRIM_ZERO_FILL: reading, zeroing */
+};
+
+/*
+ * @done_bytes of @total_bytes of @stage are done.  Verification counts
+ * the inode tables, trimming the free extents of the plan (the minimum
+ * applied).  Called from the calling thread, between requests.
+ */
+typedef void (*e2trim_progress_fn)(void *priv, enum e2trim_stage stage,
+				   uint64_t done_bytes, uint64_t total_bytes);
+
+/*
+ * Report progress to @fn (NULL: none, the default): once when a stage
+ * starts (done 0), then each time another 1/1024 of it (at least 1 MiB)
+ * is done, and once at its end (done == total) if it got there.  The
+ * library reads no clock: a caller that draws should throttle by time.
+ * With progress on, apply walks the plan once more first, to learn the
+ * total (in memory, unless the free runs did not fit: see bitmap).
+ */
+void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv);
 
 /* The numbers so far; never NULL for a handle from e2trim_new(). */
 const struct e2trim_result *e2trim_result(const struct e2trim *t);

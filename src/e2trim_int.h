@@ -55,6 +55,10 @@ struct e2trim {
 	const volatile sig_atomic_t *cancel;
 	struct e2trim_result res;
 	struct timespec opened;		/* when e2trim_open() began: seconds */
+	struct e2trim_histogram hist;	/* of the last plan walk */
+	e2trim_progress_fn progress;	/* see e2trim_set_progress() */
+	void *progress_priv;
+	uint64_t progress_next;		/* report when done reaches it */
 	errcode_t cause;		/* the library's or errno underneath */
 	char detail[DETAIL_LEN];	/* particulars of the last error */
 };
@@ -85,6 +89,13 @@ void lib_forced(struct e2trim *t, errcode_t code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lib_warn(struct e2trim *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * @done of @total bytes of @stage: to the progress callback if one is
+ * set, when done is 0 or total or has moved on by 1/1024 of total.
+ */
+void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
+		  uint64_t total);
 
 /* Is @code in errors.c's table?  (Every code of the .et must be.) */
 int errors_known(errcode_t code);

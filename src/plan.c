@@ -54,6 +54,7 @@ static int flush_extent(struct plan_walk *w, uint64_t start, uint64_t end)
 	uint64_t start_bytes = start * w->geo->block_size;
 	uint64_t len_bytes = (end - start) * w->geo->block_size;
 
+	plan_hist_add(&w->stats->hist, len_bytes);
 	if (len_bytes < w->minlen_bytes) {
 		w->stats->skipped_extents++;
 		w->stats->skipped_bytes += len_bytes;
@@ -62,6 +63,22 @@ static int flush_extent(struct plan_walk *w, uint64_t start, uint64_t end)
 	w->stats->extents++;
 	w->stats->bytes += len_bytes;
 	return w->emit(w->priv, start_bytes, len_bytes);
+}
+
+void plan_hist_add(struct e2trim_histogram *h, uint64_t len_bytes)
+{
+	unsigned int i = 0;
+
+	/* shorter than a cluster (a range's edge) counts as one */
+	while (i + 1 < E2TRIM_HISTOGRAM_BUCKETS &&
+	       len_bytes >> (i + 1) >= h->unit_bytes)
+		i++;
+	h->bucket[i].extents++;
+	h->bucket[i].bytes += len_bytes;
+	h->extents++;
+	h->bytes += len_bytes;
+	if (h->nbuckets < i + 1)
+		h->nbuckets = i + 1;
 }
 
 errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
@@ -93,6 +110,16 @@ errcode_t plan_run(const struct plan_geometry *geo,
 	errcode_t err = 0;
 
 	memset(stats, 0, sizeof(*stats));
+	/*
+	 * e2freefrag counts in clusters; a bigalloc extent is whole clusters
+	 * (but at a range's edges), so the buckets start at one cluster.
+	 */
+	stats->hist.unit_bytes = (uint64_t)geo->block_size *
+				 (geo->cluster_ratio ? geo->cluster_ratio : 1);
+	for (unsigned int i = 0; i < E2TRIM_HISTOGRAM_BUCKETS; i++)
+		stats->hist.bucket[i].min_bytes =
+			(stats->hist.unit_bytes << i) >> i == stats->hist.unit_bytes ?
+			stats->hist.unit_bytes << i : UINT64_MAX;
 	if (plan_check_range(geo, range, &blk))
 		return EINVAL;
 

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
+#include "e2trim.h"
+
 struct plan_geometry {
 	uint32_t block_size;		/* bytes per block */
 	uint32_t cluster_ratio;		/* blocks per cluster, 1 unless bigalloc */
@@ -57,7 +59,15 @@ struct plan_stats {
 	uint64_t bytes;			/* their total length */
 	uint64_t skipped_extents;	/* free extents shorter than minlen */
 	uint64_t skipped_bytes;
+	/* every free extent of the range, before the minimum */
+	struct e2trim_histogram hist;
 };
+
+/*
+ * Count one free extent of @len_bytes in @h, whose unit_bytes (a power
+ * of two) must be set: bucket i holds unit << i up to unit << (i + 1).
+ */
+void plan_hist_add(struct e2trim_histogram *h, uint64_t len_bytes);
 
 /* Blocks [first, end) that a range covers; what plan_check_range fills. */
 struct plan_blocks {

@@ -60,8 +60,21 @@ void target_complete(struct target *t, uint64_t start_bytes,
 	}
 }
 
+void target_progress(struct target *t)
+{
+	const struct target_stats *s = &t->stats;
+
+	if (t->progress)
+		t->progress(t->progress_priv, s->bytes + s->sparse_bytes +
+			    s->align_bytes);
+}
+
 static int issue_one(struct target *t, uint64_t start, uint64_t len)
 {
+	/* zero-fill reads even on a dry run, to count what it would write */
+	if (t->mode == TRIM_ZERO_FILL)
+		return t->ops->zero_fill ? t->ops->zero_fill(t, start, len) :
+		       target_zero_fill_fd(t, start, len);
 	if (t->dryrun) {
 		target_complete(t, start, len, 0);
 		return 0;
@@ -95,6 +108,7 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 		if (max && len > max)
 			len = max;
 		rc = issue_one(t, start, len);
+		target_progress(t);
 		if (rc)
 			return rc;
 		start += len;
@@ -155,6 +169,9 @@ int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
 
 int target_finish(struct target *t)
 {
+	/* zero-fill has pieces in flight even on a dry run */
+	if (t->mode == TRIM_ZERO_FILL && t->ops && !t->ops->zero_fill)
+		return target_zero_fill_finish(t);
 	if (!t->dryrun && t->ops && t->ops->finish)
 		return t->ops->finish(t);
 	return t->error;
@@ -162,6 +179,7 @@ int target_finish(struct target *t)
 
 void target_close(struct target *t)
 {
+	target_zero_fill_free(t);
 	if (t->ops && t->ops->close)
 		t->ops->close(t);
 	t->priv = NULL;

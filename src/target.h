@@ -18,6 +18,7 @@ enum trim_mode {
 	TRIM_DISCARD,		/* BLKDISCARD, or punch a hole */
 	TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
 	TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
+	TRIM_ZERO_FILL,		/* write zeros over what is not zero */
 };
 
 struct target_limits {
@@ -32,6 +33,8 @@ struct target_stats {
 	uint64_t sparse_bytes;	/* already holes in an image: left alone */
 	uint64_t align_bytes;	/* left at extent edges for alignment */
 	uint64_t align_extents;	/* extents too small once aligned */
+	uint64_t zeroed_bytes;	/* TRIM_ZERO_FILL: written with zeros */
+	uint64_t zero_bytes;	/* ... read, zero already, left alone */
 };
 
 struct target;
@@ -56,6 +59,12 @@ struct target_ops {
 	int (*next_data)(struct target *t, uint64_t start_bytes,
 			 uint64_t end_bytes, uint64_t *data_start,
 			 uint64_t *data_end);
+	/*
+	 * Optional, TRIM_ZERO_FILL: zero what is not zero in one range, as
+	 * target_zero_fill_fd() does (the default, over t->fd).
+	 */
+	int (*zero_fill)(struct target *t, uint64_t start_bytes,
+			 uint64_t len_bytes);
 	void (*close)(struct target *t);
 };
 
@@ -72,6 +81,10 @@ struct target {
 	struct target_stats stats;	/* requests that completed */
 	int error;			/* -errno of the first that failed */
 	uint64_t error_start;		/* and where it was */
+	/* told the bytes of the plan done so far (optional) */
+	void (*progress)(void *priv, uint64_t done_bytes);
+	void *progress_priv;
+	void *zero_fill;		/* target_zero_fill_fd()'s buffers */
 };
 
 /* Asked to stop: the request in flight finishes, no other starts. */
@@ -127,5 +140,29 @@ void target_complete(struct target *t, uint64_t start_bytes,
 		     uint64_t len_bytes, int res);
 
 void target_close(struct target *t);
+
+/*
+ * TRIM_ZERO_FILL over t->fd: read [start, start + len) in large chunks
+ * (up to 16 in flight through io_uring, which may still be reading when
+ * it returns: target_finish() waits), and write zeros over the parts
+ * that are not zero, never over a zero one: a sparse or thin target does
+ * not grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
+ * asked to stop, or the -errno of a failed read or write (perhaps of an
+ * earlier extent's piece).
+ */
+int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
+			uint64_t len_bytes);
+
+/*
+ * Wait for the pieces target_zero_fill_fd() has in flight, then flush
+ * what it wrote (target_finish does).  Returns t->error.
+ */
+int target_zero_fill_finish(struct target *t);
+
+/* Close and free what target_zero_fill_fd() opened (target_close does). */
+void target_zero_fill_free(struct target *t);
+
+/* Tell t->progress how much of the plan is done. */
+void target_progress(struct target *t);
 
 #endif /* E2TRIM_TARGET_H */

@@ -87,7 +87,7 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 	t->mode = mode;
 
 	lbs = queue_u64(st.st_rdev, part, "logical_block_size");
-	if (mode == TRIM_ZEROOUT) {
+	if (mode == TRIM_ZEROOUT || mode == TRIM_ZERO_FILL) {
 		/* zeroing needs only logical-block alignment, any size */
 		t->lim.granularity = lbs ? lbs : 512;
 		t->lim.align_offset = 0;

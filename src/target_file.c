@@ -101,5 +101,10 @@ int target_file_init(struct target *t, int fd, enum trim_mode mode)
 			       t->base_bytes % t->lim.granularity) %
 			      t->lim.granularity;
 	t->lim.max_bytes = 0;
+	/* zero-fill frees nothing: every free byte is to be zero after */
+	if (mode == TRIM_ZERO_FILL) {
+		t->lim.granularity = 1;
+		t->lim.align_offset = 0;
+	}
 	return 0;
 }

@@ -254,7 +254,7 @@ int target_nbd_init(struct target *t, struct nbd_conn *c,
 	struct nbd_state *st;
 	uint64_t g = cluster_bytes;
 
-	if (mode == TRIM_SECURE)
+	if (mode == TRIM_SECURE || mode == TRIM_ZERO_FILL)
 		return -EOPNOTSUPP;
 	st = calloc(1, sizeof(*st));
 	if (!st)

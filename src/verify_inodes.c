@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "e2trim_int.h"
 #include "itable_read.h"
 #include "verify_int.h"
 
@@ -198,10 +199,22 @@ static errcode_t ref_unused_area(ext2_filsys fs, dgrp_t g, ext2_ino_t next,
 	return err;
 }
 
+/* Groups done of all: the inode tables are what verification reads. */
+static void verify_progress(struct verify *v, uint64_t groups_done)
+{
+	uint64_t per = (uint64_t)v->fs->inode_blocks_per_group *
+		       v->fs->blocksize;
+
+	if (!v->naming)
+		lib_progress(v->t, E2TRIM_STAGE_VERIFY, groups_done * per,
+			     v->fs->group_desc_count * per);
+}
+
 static errcode_t scanned_group(void *priv, dgrp_t g, ext2_ino_t next)
 {
 	struct verify *v = priv;
 
+	verify_progress(v, (uint64_t)g + 1);
 	return ref_unused_area(v->fs, g, next, v);
 }
 
@@ -235,5 +248,6 @@ errcode_t verify_ref_inodes(struct verify *v)
 	static const struct itable_ops ops = { scanned_inode, scanned_group };
 
 	v->ino = 0;
+	verify_progress(v, 0);
 	return itable_scan(v->fs, v->fd, v->offset_bytes, &ops, v);
 }

@@ -5,6 +5,7 @@
 #
 #   BENCH_DIR   where the (sparse) images live   (default /var/tmp/e2trim-bench)
 #   BENCH_QUICK=1  skip the slow e2fsck rows on the 15 TiB image
+#   BENCH_ONLY=zero-fill  only section 6: --zero-fill beside zerofree
 # The commands below are strings run later by bash -c, with $L and $F
 # set then: single quotes are meant.
 # shellcheck disable=SC2016
@@ -43,6 +44,7 @@ timed() {
 fresh_copy() {
 	cp --sparse=always "$1" "$dir/work.img"
 	sync
+	[ -z "${COLD:-}" ] || echo 3 >/proc/sys/vm/drop_caches
 }
 
 # run_dev NAME IMG CMD...: on a loop device over a fresh copy; CMD gets $L.
@@ -121,6 +123,47 @@ anchors() {	# IMG
 	run_dev "e2fsck -fn (check only)" "$img" 'e2fsck -fn $L'
 }
 export E2TRIM dir
+
+# 6. --zero-fill beside zerofree (the same job: every free block zero
+# after, zero blocks not written), on the image file and on a loop device,
+# each on a fresh copy; warm: the copy is in the page cache, as the cp
+# left it; cold: caches dropped before the clock starts.  The "alloc MiB"
+# column is the image's allocated size after.
+zero_fill_rows() {	# IMG
+	local img=$1 cache cold
+	command -v zerofree >/dev/null || { echo "(no zerofree: make deps)"; return; }
+	# zerofree leaves its writes in the page cache (e2trim fdatasyncs):
+	# both rows end with sync, so that both count writing them out
+	for cache in warm cold; do
+		cold=
+		[ "$cache" = cold ] && cold=1
+		COLD=$cold REPEAT=3 run_file "e2trim --zero-fill (img, $cache)" "$img" '"$E2TRIM" -v --zero-fill $F; sync'
+		COLD=$cold REPEAT=3 run_file "zerofree (img, $cache)" "$img" 'zerofree $F; sync'
+		COLD=$cold REPEAT=3 run_dev "e2trim --zero-fill (loop, $cache)" "$img" '"$E2TRIM" -v --zero-fill $L; sync'
+		COLD=$cold REPEAT=3 run_dev "zerofree (loop, $cache)" "$img" 'zerofree $L; sync'
+	done
+}
+zero_fill_section() {
+	local aged=$dir/aged1g.img frag=$dir/frag64g.img zeroed=$dir/aged1g-zeroed.img
+	[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" 1024 1 >/dev/null
+	header "--zero-fill beside zerofree: aged 1 GiB ext4 ($("$E2TRIM" -n -v --zero-fill "$aged" | sed -n 's/.*: \(.*\) zeroed (dry run), \(.*\) already zero/\1 to zero, \2 zero/p'))"
+	zero_fill_rows "$aged"
+	# the same once zero-filled: what a second run (or zerofree) finds
+	cp --sparse=always "$aged" "$zeroed"
+	"$E2TRIM" -q --zero-fill "$zeroed"
+	header "--zero-fill beside zerofree: the same, zero-filled already (nothing to write)"
+	zero_fill_rows "$zeroed"
+	rm -f "$zeroed"
+	[ -n "${BENCH_QUICK:-}" ] && return
+	[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
+	header "--zero-fill beside zerofree: 64 GiB ext4, fragmented, sparse"
+	zero_fill_rows "$frag"
+}
+if [ "${BENCH_ONLY:-}" = zero-fill ]; then
+	zero_fill_section
+	rm -f "$dir/work.img"
+	exit 0
+fi
 
 echo "e2trim bench, $(date -u +%F), $(nproc) cores, kernel $(uname -r)"
 
@@ -258,6 +301,8 @@ fi
 header "5 TiB ext4, 1 KiB blocks, > 2^32 blocks ($("$E2TRIM" -n --list "$huge" | wc -l) free extents)"
 run_dev "e2trim (loop device)" "$huge" '"$E2TRIM" -v $L'
 run_file "e2trim (image file)" "$huge" '"$E2TRIM" -v $F'
+
+zero_fill_section
 rm -f "$dir/work.img"
 
 # 6. VM images in place through NBD, beside qemu-img convert and

@@ -20,6 +20,13 @@ enum fsck_mode {
 	FSCK_FORCE,		/* --fsck=force: e2fsck -f -p */
 };
 
+/* --progress, --no-progress, or when stderr is a terminal */
+enum progress_mode {
+	PROGRESS_AUTO = 0,
+	PROGRESS_ON,
+	PROGRESS_OFF,
+};
+
 struct e2trim_control {
 	const char *device;	/* the target in messages (one at a time) */
 	const char *path;	/* what to open: device without "?offset=N" */
@@ -30,11 +37,13 @@ struct e2trim_control {
 	unsigned int nnames;
 	const char *targets_from;	/* --targets-from FILE ("-": stdin) */
 	unsigned int jobs;	/* -j: targets at once (1: one at a time) */
+	enum progress_mode progress;
 	unsigned int verbose : 1,
 		     quiet : 1,
 		     list : 1,
 		     json : 1,		/* --json: stdout is one JSON document */
-		     all_partitions : 1;	/* -p all */
+		     all_partitions : 1,	/* -p all */
+		     histogram : 1;	/* --histogram */
 };
 
 /*

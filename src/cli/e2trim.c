@@ -8,6 +8,8 @@
  *   fsck.c             --fsck: e2fsck first, before anything is opened
  *   report.c           what was done, in fstrim's words
  *   json.c             --json: the same numbers for programs
+ *   progress.c         the updating line on a terminal
+ *   histogram.c        --histogram
  *   size.c             sizes in and out, as util-linux spells them
  *   targets*.c         many targets: the list, -p all, -j
  *   output.c           each target's lines, in order
@@ -27,6 +29,8 @@
 
 #include "cli.h"
 #include "fsck.h"
+#include "histogram.h"
+#include "progress.h"
 #include "report.h"
 #include "size.h"
 #include "targets.h"
@@ -70,7 +74,14 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "                      default: told by its first bytes\n"
 	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
 	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
-	       " -z, --zeroout        write zeroes instead of discarding\n"
+	       " -z, --zeroout        write zeroes instead of discarding (the device\n"
+	       "                      zeroes every free block; may allocate them)\n"
+	       "     --zero-fill      read the free space, write zeroes only over blocks\n"
+	       "                      that are not zero (zerofree; no discard needed,\n"
+	       "                      a sparse image or thin volume does not grow)\n"
+	       "     --histogram      print the free extent sizes, as e2freefrag\n"
+	       "     --progress       show progress even when stderr is not a terminal\n"
+	       "     --no-progress    never show progress\n"
 	       "     --list           print each range discarded: start and length in\n"
 	       "                      bytes of the file or device named, after alignment\n"
 	       "     --no-verify      trust the bitmap, skip checking who uses each block,\n"
@@ -187,6 +198,7 @@ static unsigned int jobs_arg(const char *arg)
 }
 
 enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_JSON, OPT_TARGETS_FROM,
+       OPT_ZERO_FILL, OPT_HISTOGRAM, OPT_PROGRESS, OPT_NO_PROGRESS,
        OPT_FORMAT };
 
 static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
@@ -199,6 +211,10 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 		{ "dry-run", no_argument,       NULL, 'n' },
 		{ "secure",  no_argument,       NULL, 's' },
 		{ "zeroout", no_argument,       NULL, 'z' },
+		{ "zero-fill", no_argument,     NULL, OPT_ZERO_FILL },
+		{ "histogram", no_argument,     NULL, OPT_HISTOGRAM },
+		{ "progress", no_argument,      NULL, OPT_PROGRESS },
+		{ "no-progress", no_argument,   NULL, OPT_NO_PROGRESS },
 		{ "list",    no_argument,       NULL, OPT_LIST },
 		{ "no-verify", no_argument,     NULL, OPT_NO_VERIFY },
 		{ "fsck",    optional_argument, NULL, OPT_FSCK },
@@ -237,11 +253,21 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 			break;
 		case 's':
 		case 'z':
+		case OPT_ZERO_FILL:
 			if (ctl->opts.mode != E2TRIM_DISCARD)
-				bad_usage("%s", "--secure and --zeroout "
-					  "exclude each other");
+				bad_usage("%s", "--secure, --zeroout and "
+					  "--zero-fill exclude each other");
 			ctl->opts.mode = c == 's' ? E2TRIM_SECURE :
-						    E2TRIM_ZEROOUT;
+					 c == 'z' ? E2TRIM_ZEROOUT :
+						    E2TRIM_ZERO_FILL;
+			break;
+		case OPT_HISTOGRAM:
+			ctl->histogram = 1;
+			break;
+		case OPT_PROGRESS:
+		case OPT_NO_PROGRESS:
+			ctl->progress = c == OPT_PROGRESS ? PROGRESS_ON :
+							    PROGRESS_OFF;
 			break;
 		case OPT_LIST:
 			ctl->list = 1;
@@ -358,7 +384,11 @@ static void catch_signals(struct e2trim *t)
 
 static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
-	report_extent(priv, start_bytes, len_bytes);
+	const struct e2trim_control *ctl = priv;
+
+	if (ctl->list)
+		progress_clear();
+	report_extent(ctl, start_bytes, len_bytes);
 	return 0;
 }
 
@@ -380,11 +410,16 @@ static void report(const struct e2trim_control *ctl, const struct e2trim *t,
 	case E2TRIM_ERR_INTERRUPTED:
 	case E2TRIM_ERR_DISCARD:
 	case E2TRIM_ERR_DISCARD_UNSUPPORTED:
+	case E2TRIM_ERR_ZERO_FILL:
 		report_partial(ctl, r, e2trim_detail(t));
 		break;
 	default:		/* before anything was trimmed */
 		warn_code(ctl->device, t, err);
+		return;
 	}
+	/* with --json, the histogram is in the document (json.c) */
+	if (ctl->histogram && !ctl->quiet && !ctl->json)
+		histogram_print(cli_out(), ctl->device, e2trim_histogram(t));
 }
 
 /*
@@ -412,6 +447,7 @@ static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t,
 	unsigned int said = 0;
 	errcode_t err;
 
+	progress_start(ctl, t);
 	err = e2trim_open(t, ctl->path, &ctl->opts);
 	o->opened = !err;
 	warn_new(ctl, t, &said);
@@ -438,6 +474,7 @@ static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t,
 	}
 	err = e2trim_apply(t, list_extent, (void *)ctl);
 	o->applied = 1;
+	progress_clear();
 	report(ctl, t, err);
 	return err;
 }
@@ -453,8 +490,10 @@ static void keep_outcome(struct outcome *o, const struct e2trim *t,
 		e2trim_message(t, err, o->message, sizeof(o->message));
 	else if (err)
 		e2trim_message(NULL, err, o->message, sizeof(o->message));
-	if (t)
+	if (t) {
 		o->res = *e2trim_result(t);
+		o->hist = *e2trim_histogram(t);
+	}
 }
 
 static void run_target(const struct e2trim_control *base,

@@ -257,7 +257,48 @@ static void result(struct json *j, const struct outcome *o)
 	json_u64(j, "bytes_already_sparse", r->bytes_already_sparse);
 	allocated(j, "allocated_before", r, r->allocated_before_bytes);
 	allocated(j, "allocated_after", r, r->allocated_after_bytes);
+	json_u64(j, "bytes_zeroed", r->bytes_zeroed);
+	json_u64(j, "bytes_already_zero", r->bytes_already_zero);
 	json_seconds(j, "seconds", r->seconds);
+	json_close(j);
+}
+
+/*
+ * --histogram: the free extents by size, bucket by bucket (those with
+ * extents only), "max" null for the last, open-ended one.
+ */
+static void histogram(struct json *j, const struct e2trim_control *ctl,
+		      const struct outcome *o)
+{
+	const struct e2trim_histogram *h = &o->hist;
+	const struct e2trim_histogram_bucket *b;
+	unsigned int i;
+
+	if (!ctl->histogram || !o->applied) {
+		json_null(j, "histogram");
+		return;
+	}
+	json_open(j, "histogram");
+	json_u64(j, "unit", h->unit_bytes);
+	json_u64(j, "extents", h->extents);
+	json_u64(j, "bytes", h->bytes);
+	json_open_array(j, "buckets");
+	for (i = 0; i < h->nbuckets; i++) {
+		b = &h->bucket[i];
+		if (!b->extents)
+			continue;
+		json_open(j, NULL);
+		json_u64(j, "min", b->min_bytes);
+		if (i + 1 < E2TRIM_HISTOGRAM_BUCKETS &&
+		    h->bucket[i + 1].min_bytes != UINT64_MAX)
+			json_u64(j, "max", h->bucket[i + 1].min_bytes);
+		else
+			json_null(j, "max");
+		json_u64(j, "extents", b->extents);
+		json_u64(j, "bytes", b->bytes);
+		json_close(j);
+	}
+	json_close(j);
 	json_close(j);
 }
 
@@ -282,7 +323,7 @@ static void target(struct json *j, const struct e2trim_control *ctl,
 	request(j, ctl, o);
 	device(j, o);
 	result(j, o);
-	/* "histogram" (--histogram) goes here, after "result" */
+	histogram(j, ctl, o);
 	json_close(j);
 }
 

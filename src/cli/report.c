@@ -35,6 +35,20 @@ void report_minlen_raised(const struct e2trim_control *ctl,
 			size_to_human(r->minlen_applied_bytes, h, sizeof(h)));
 }
 
+/* --zero-fill -v: what was written, and what was zero already. */
+static void report_zero_fill(const struct e2trim_control *ctl,
+			     const struct e2trim_result *r)
+{
+	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
+
+	fprintf(cli_out(), "%s: %s (%" PRIu64 " bytes) zeroed%s, %s (%" PRIu64
+		" bytes) already zero\n", ctl->device,
+		size_to_human(r->bytes_zeroed, h, sizeof(h)), r->bytes_zeroed,
+		r->dryrun ? " (dry run)" : "",
+		size_to_human(r->bytes_already_zero, z, sizeof(z)),
+		r->bytes_already_zero);
+}
+
 void report_summary(const struct e2trim_control *ctl,
 		    const struct e2trim_result *r)
 {
@@ -43,9 +57,13 @@ void report_summary(const struct e2trim_control *ctl,
 
 	if (!ctl->verbose || ctl->quiet)
 		return;
-	fprintf(out, "%s: %s (%" PRIu64 " bytes) trimmed%s\n", ctl->device,
-		size_to_human(r->bytes_trimmed, h, sizeof(h)), r->bytes_trimmed,
-		r->dryrun ? " (dry run)" : "");
+	if (ctl->opts.mode == E2TRIM_ZERO_FILL)
+		report_zero_fill(ctl, r);
+	else
+		fprintf(out, "%s: %s (%" PRIu64 " bytes) trimmed%s\n",
+			ctl->device,
+			size_to_human(r->bytes_trimmed, h, sizeof(h)),
+			r->bytes_trimmed, r->dryrun ? " (dry run)" : "");
 	fprintf(out, "%s: %" PRIu64 " free extent%s, %" PRIu64 " request%s",
 		ctl->device, r->extents, r->extents == 1 ? "" : "s",
 		r->requests, r->requests == 1 ? "" : "s");
@@ -89,8 +107,17 @@ void report_allocated(const struct e2trim_control *ctl,
 void report_partial(const struct e2trim_control *ctl,
 		    const struct e2trim_result *r, const char *why)
 {
-	char h[HUMAN_SIZE_LEN];
+	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
 
+	if (ctl->opts.mode == E2TRIM_ZERO_FILL) {
+		warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) of "
+			     "the free space read, %s zeroed; the rest is "
+			     "untouched", why,
+			     size_to_human(r->bytes_trimmed, h, sizeof(h)),
+			     r->bytes_trimmed,
+			     size_to_human(r->bytes_zeroed, z, sizeof(z)));
+		return;
+	}
 	warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) trimmed in "
 		     "%" PRIu64 " request%s; the rest of the free space is "
 		     "untouched", why,

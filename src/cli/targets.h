@@ -27,6 +27,7 @@ struct outcome {
 	int exit_code;
 	char message[1024];		/* the error in words, "" if none */
 	struct e2trim_result res;	/* a copy, taken before the handle goes */
+	struct e2trim_histogram hist;	/* --histogram: a copy too */
 	unsigned int opened : 1,	/* res has the filesystem's fields */
 		     applied : 1;	/* res has the device and the result */
 };

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "output.h"
+#include "progress.h"
 
 void warnx_target(const char *target, const char *fmt, ...)
 {
@@ -21,6 +22,7 @@ void warnx_target(const char *target, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	progress_clear();
 	if (target)
 		n = snprintf(line, sizeof(line), "%s: %s: ",
 			     program_invocation_short_name, target);

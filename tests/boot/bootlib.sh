@@ -2,18 +2,67 @@
 # tests/boot/bootlib.sh - helpers for the boot tests (t_*.sh here): Debian's
 # kernel, a test disk, one boot under QEMU, and what the host checks after
 # the guest has powered off.  run.sh gives a test DEB (the package), STAGE
-# (the package extracted: what it installs, nowhere else), E2TRIM (the
-# packaged binary) and T (a scratch directory).
+# (the packages e2trim and libe2trim0 extracted: what they install,
+# nowhere else), LIBDEB and DEVDEB (libe2trim0, libe2trim-dev), DEBDIR
+# (where make deb left them, its build log too), E2TRIM (the packaged
+# binary) and T (a scratch directory).
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 : "${STAGE:?STAGE must name the extracted package}"
 : "${DEB:?DEB must name the package}"
+: "${LIBDEB:?LIBDEB must name the libe2trim0 package}"
 
-# Each boot's time is printed; the budget is 90 s (8-21 s on an idle
-# 2-core machine, 33-101 s when the machine was loaded by other work).
-# The hard limit, past which a boot is taken for hung, is wider so that a
-# busy machine does not fail the run: BOOT_TIMEOUT=90 holds it to budget.
+# The packaged e2trim links libe2trim.so.0, which lies in the staging root.
+MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+STAGE_LIB=$STAGE/usr/lib/$MULTIARCH
+
+# lean_itools: $T/itools/usr/share/initramfs-tools, a copy of what
+# initramfs-tools itself, udev, kmod, klibc-utils and busybox put there,
+# without the hooks and boot scripts of the machine's other packages
+# (lvm2, mdadm, btrfs-progs, ...): they make the initramfs twice the size
+# and cost a boot 2-3 s (btrfs' raid6 benchmark, lvm and md scans) while
+# the test disk needs none of them.
+lean_itools() {
+	local p f
+	[ -d "$T/itools" ] && return 0
+	mkdir -p "$T/itools"
+	for p in initramfs-tools-core initramfs-tools udev kmod klibc-utils \
+		busybox busybox-static; do
+		dpkg-query -L "$p" 2>/dev/null
+	done | grep '^/usr/share/initramfs-tools/' | sort -u | while read -r f; do
+		[ -d "$f" ] || { mkdir -p "$T/itools${f%/*}" && cp -a "$f" "$T/itools$f"; } || exit 1
+	done || fail "copy initramfs-tools' own files"
+	[ -f "$T/itools/usr/share/initramfs-tools/init" ] || fail "no initramfs-tools in $T/itools"
+}
+
+# with_package CMD...: CMD in a mount namespace of its own where the
+# library directory is an overlay of the package's over the machine's, so
+# that libe2trim.so.0 lies where libe2trim0 installs it, for the
+# generators' ldd (copy_exec, inst_binary) to find and copy: the
+# package as dpkg -i would put it, and nothing of the machine changed.
+# /usr/share/initramfs-tools is lean_itools' there.
+with_package() {
+	lean_itools
+	# shellcheck disable=SC2016 # the inner bash expands them
+	unshare -m -- bash -c 'mount -t overlay overlay -o "lowerdir=$1:$2" "$2" &&
+		mount --bind "$3/usr/share/initramfs-tools" /usr/share/initramfs-tools &&
+		shift 3 && exec "$@"' with_package "$STAGE_LIB" "/usr/lib/$MULTIARCH" \
+		"$T/itools" "$@"
+}
+
+# has_lib NAME LIST: the initramfs (its listing LIST) holds libe2trim.so.0
+has_lib() {
+	grep -q "lib/$MULTIARCH/libe2trim\.so\.0\$" "$2" ||
+		fail "$1 lacks libe2trim.so.0, which its e2trim links"
+}
+
+# Each boot's time is printed (and logged to $BOOT_TIMES for run.sh's
+# budget line); the budget is 90 s (8-21 s on an idle 2-core machine,
+# 33-101 s when the machine was loaded by other work).  The hard limit,
+# past which a boot is taken for hung, is wider so that a busy machine
+# does not fail the run: BOOT_TIMEOUT=90 holds it to budget.
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}	# seconds, each boot, to poweroff
+BOOT_TIMES=${BOOT_TIMES:-/dev/null}
 
 # need_boot: root, qemu and Debian's kernel (make deps-boot installs
 # them); sets KVER and VMLINUZ.
@@ -125,6 +174,7 @@ boot() {
 	sed -n '/^E2TRIM-LOG-BEGIN/,/^E2TRIM-LOG-END/p' "$CONSOLE" | tr -d '\r' |
 		sed '1d;$d' >"$T/$name.log"
 	printf '  %-28s boot %d.%d s\n' "$name:" $((BOOT_MS / 1000)) $((BOOT_MS % 1000 / 100))
+	printf '%s %s\n' "$(basename "$0" .sh)/$name" "$BOOT_MS" >>"$BOOT_TIMES"
 }
 
 # data_bytes IMG: the bytes of IMG that are data, not holes (SEEK_DATA,

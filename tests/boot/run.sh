@@ -3,22 +3,38 @@
 # e2trim's boot integrations, installed from the package built in DEBDIR
 # (make deb), and print one line per test and the totals.  Like
 # tests/e2e/run.sh: exit 77 is a skip, and a failure under CI=true.
-# ONLY=substring runs only the tests whose name has it.
+# ONLY=substring runs only the tests whose name has it.  Last, the
+# budget: each boot at most 90 s, the whole of make check-boot (from
+# BOOT_START, which the Makefile sets before make deb) at most 15 min.
+# Over budget is said, not failed: on a machine loaded by other work a
+# boot takes longer, and only a hung one (BOOT_TIMEOUT) fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 debdir=${1:?usage: run.sh DEBDIR}
 debs=("$debdir"/e2trim_*.deb)
 deb=${debs[0]}
 [ -f "$deb" ] || { echo "no e2trim_*.deb in $debdir (make deb)" >&2; exit 1; }
+debs=("$debdir"/libe2trim0_*.deb)
+libdeb=${debs[0]}
+[ -f "$libdeb" ] || { echo "no libe2trim0_*.deb in $debdir (make deb)" >&2; exit 1; }
+debs=("$debdir"/libe2trim-dev_*.deb)
+devdeb=${debs[0]}
+[ -f "$devdeb" ] || { echo "no libe2trim-dev_*.deb in $debdir (make deb)" >&2; exit 1; }
 
-# The staging root: what the package installs, nowhere else.
+# The staging root: what the packages e2trim and libe2trim0 install,
+# nowhere else.
 STAGE=$(mktemp -d /tmp/e2trim-boot-stage.XXXXXX)
 trap 'rm -rf "$STAGE"' EXIT
 dpkg-deb -x "$deb" "$STAGE" || exit 1
-export DEB=$deb STAGE E2TRIM=$STAGE/usr/sbin/e2trim
+dpkg-deb -x "$libdeb" "$STAGE" || exit 1
+export DEB=$deb LIBDEB=$libdeb DEVDEB=$devdeb DEBDIR=$debdir STAGE \
+	E2TRIM=$STAGE/usr/sbin/e2trim
 
 pass=0 failed=0 skipped=0
 all_start=$(date +%s)
+BOOT_TIMES=$STAGE/boot-times
+: >"$BOOT_TIMES"
+export BOOT_TIMES
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	[ -z "${ONLY:-}" ] || [[ "$name" == *$ONLY* ]] || continue
@@ -43,4 +59,14 @@ for t in "$here"/t_*.sh; do
 	rm -rf "$T" "$T.log"
 done
 echo "$pass passed, $failed failed, $skipped skipped ($(($(date +%s) - all_start))s)"
+total=$(($(date +%s) - ${BOOT_START:-$all_start}))
+awk -v total="$total" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" '
+	{ n++; ms += $2; if ($2 > max) { max = $2; who = $1 } if ($2 > 90000) over++ }
+	END {
+		printf "budget: %d boots, %.1f s in all, longest %.1f s (%s): %s; " \
+		       "make check-boot %d s: %s (load average %s)\n",
+		       n, ms / 1000, max / 1000, n ? who : "-",
+		       over ? over " over 90 s" : "each <= 90 s",
+		       total, total <= 900 ? "<= 15 min" : "OVER 15 min", la
+	}' "$BOOT_TIMES"
 [ $failed = 0 ]

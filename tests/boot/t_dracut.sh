@@ -20,14 +20,17 @@ cp -a /usr/lib/dracut "$base"
 cp -a "$STAGE/usr/lib/dracut/modules.d/90e2trim" "$base/modules.d/"
 mkdir -p "$T/confdir"
 
-# mkinitrd NAME [dracut options]: an initramfs with the package's module
+# mkinitrd NAME [dracut options]: an initramfs with the package's module;
+# of fs-lib's fsck tools only e2fsck (the others, xfs_repair, btrfs, ...,
+# are 1.8 MB of 12.5 the test disk never needs)
 mkinitrd() {
 	local name=$1
 	shift
-	# dracut's PATH is DRACUT_PATH: the package's e2trim first
+	# dracut's PATH is DRACUT_PATH: the package's e2trim first;
+	# inst_binary brings libe2trim.so.0 (with_package)
 	DRACUT_PATH="$STAGE/usr/sbin /sbin /bin /usr/sbin /usr/bin" dracutbasedir=$base \
-		dracut --conf /dev/null --confdir "$T/confdir" --no-hostonly --nostrip --force \
-		-m "base rootfs-block e2trim" --drivers "virtio_pci virtio_blk ext4" \
+		with_package dracut --conf /dev/null --confdir "$T/confdir" --no-hostonly --nostrip --force \
+		-m "base rootfs-block e2trim" --fscks e2fsck --drivers "virtio_pci virtio_blk ext4" \
 		"$@" --kver "$KVER" "$T/initrd-$name" >"$T/dracut.out" 2>&1 ||
 		{ cat "$T/dracut.out"; fail "dracut"; }
 	lsinitrd "$T/initrd-$name" >"$T/initrd-$name.list" 2>/dev/null
@@ -36,6 +39,7 @@ mkinitrd() {
 	grep -q 'usr/sbin/e2trim$' "$T/initrd-$name.list" || fail "initrd-$name lacks e2trim"
 	lsinitrd -f usr/sbin/e2trim "$T/initrd-$name" | cmp -s - "$STAGE/usr/sbin/e2trim" ||
 		fail "initrd-$name: usr/sbin/e2trim is not the package's"
+	has_lib "initrd-$name" "$T/initrd-$name.list"
 }
 
 busybox_root "$T/rootdir"

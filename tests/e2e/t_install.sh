@@ -6,7 +6,9 @@
 # libraries, e2trim.pc with the prefix); the installed man page
 # renders; systemd-analyze verifies the unit, and a mount unit with the
 # drop-in e2trim(8) documents, in the installed tree.  make uninstall
-# removes every file again.
+# removes every file again.  Once more with Debian's multiarch LIBDIR
+# (what debian/rules passes): the libraries and e2trim.pc go there, and
+# pkg-config reads the right directories off it.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,11 +22,16 @@ installed() {
 	done
 }
 
-for prefix in /usr/local /usr; do
-	root="$T/root$prefix"
-	make -s -C "$top" install DESTDIR="$root" PREFIX="$prefix" >"$T/make.out" 2>&1 ||
-		{ cat "$T/make.out"; fail "make install PREFIX=$prefix"; }
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+[ -n "$multiarch" ] || fail "no multiarch triplet (dpkg-architecture, gcc -print-multiarch)"
+for how in /usr/local /usr "/usr lib/$multiarch"; do
+	read -r prefix libsub <<<"$how"
+	libsub=${libsub:-lib}
+	root="$T/root$prefix$libsub"
+	make -s -C "$top" install DESTDIR="$root" PREFIX="$prefix" LIBDIR="$prefix/$libsub" \
+		>"$T/make.out" 2>&1 || { cat "$T/make.out"; fail "make install PREFIX=$prefix"; }
 	p=$root$prefix
+	l=$p/$libsub
 	installed 755 "$p/sbin/e2trim" \
 		"$root/usr/share/initramfs-tools/hooks/e2trim" \
 		"$root/usr/share/initramfs-tools/scripts/local-premount/e2trim" \
@@ -32,11 +39,21 @@ for prefix in /usr/local /usr; do
 		"$root/usr/lib/dracut/modules.d/90e2trim/e2trim-pre-mount.sh"
 	installed 644 "$p/share/man/man8/e2trim.8" "$p/share/doc/e2trim/e2trim.conf" \
 		"$p/lib/systemd/system/e2trim@.service" \
-		"$p/include/e2trim.h" "$p/include/e2trim_err.h" "$p/lib/libe2trim.a" \
-		"$p/lib/pkgconfig/e2trim.pc"
-	installed 755 "$p/lib/libe2trim.so.0"
-	[ "$(readlink "$p/lib/libe2trim.so")" = libe2trim.so.0 ] || fail "libe2trim.so link"
-	assert_grep "^prefix=$prefix$" "$p/lib/pkgconfig/e2trim.pc" "e2trim.pc's prefix"
+		"$p/include/e2trim.h" "$p/include/e2trim_err.h" "$l/libe2trim.a" \
+		"$l/pkgconfig/e2trim.pc"
+	installed 755 "$l/libe2trim.so.0"
+	[ "$(readlink "$l/libe2trim.so")" = libe2trim.so.0 ] || fail "libe2trim.so link"
+	assert_grep "^prefix=$prefix$" "$l/pkgconfig/e2trim.pc" "e2trim.pc's prefix"
+	assert_grep "^libdir=\\\${prefix}/$libsub$" "$l/pkgconfig/e2trim.pc" "e2trim.pc's libdir"
+	if command -v pkg-config >/dev/null; then
+		got=$(PKG_CONFIG_PATH="$l/pkgconfig" pkg-config --variable=libdir e2trim)
+		[ "$got" = "$prefix/$libsub" ] || fail "pkg-config libdir: $got, want $prefix/$libsub"
+		if [ "$libsub" = lib ]; then	# moved with the tree it lies in
+			got=$(PKG_CONFIG_PATH="$l/pkgconfig" pkg-config --define-prefix \
+				--variable=libdir e2trim)
+			[ "$got" = "$l" ] || fail "pkg-config --define-prefix libdir: $got, want $l"
+		fi
+	fi
 	"$p/sbin/e2trim" --version | grep -q "^e2trim " || fail "installed e2trim does not run"
 	assert_grep "^ExecStart=$prefix/sbin/e2trim " "$p/lib/systemd/system/e2trim@.service" \
 		"unit's ExecStart, PREFIX=$prefix"
@@ -47,7 +64,7 @@ for prefix in /usr/local /usr; do
 		[ ! -s "$T/man.err" ] || { cat "$T/man.err"; fail "man -l warnings"; }
 		assert_grep "EXIT STATUS" "$T/man.txt" "rendered man page"
 	fi
-	note "PREFIX=$prefix: every file in place; the man page renders"
+	note "PREFIX=$prefix LIBDIR=$prefix/$libsub: every file in place; the man page renders"
 
 	if command -v systemd-analyze >/dev/null; then
 		d="$root/etc/systemd/system"
@@ -67,7 +84,8 @@ for prefix in /usr/local /usr; do
 		note "systemd-analyze not installed: the unit is not verified"
 	fi
 
-	make -s -C "$top" uninstall DESTDIR="$root" PREFIX="$prefix" >"$T/make.out" 2>&1 ||
+	make -s -C "$top" uninstall DESTDIR="$root" PREFIX="$prefix" LIBDIR="$prefix/$libsub" \
+		>"$T/make.out" 2>&1 ||
 		{ cat "$T/make.out"; fail "make uninstall PREFIX=$prefix"; }
 	left=$(find "$root" -type f -o -type l)
 	[ -z "$left" ] || fail "make uninstall left: $left"

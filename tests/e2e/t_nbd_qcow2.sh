@@ -85,6 +85,11 @@ assert_rc 11 "--format raw on a qcow2"
 run_e2trim -n --fsck "$q"
 assert_rc 3 "--fsck on a qcow2"
 assert_grep "e2fsck cannot check a VM image" "$ERR" "--fsck's message"
+# --zero-fill is for devices and raw images: a usage error, nothing changed
+sum=$(file_md5 "$q")
+run_e2trim --zero-fill "$q"
+assert_rc 3 "--zero-fill on a qcow2"
+assert_eq "$(file_md5 "$q")" "$sum" "--zero-fill changed the qcow2"
 
 # another format qemu knows (vmdk): opened, checked and trimmed through
 # qemu-nbd, with a warning that qemu's driver keeps the space
