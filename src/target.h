@@ -77,6 +77,8 @@ struct target {
 	enum trim_mode mode;
 	struct target_limits lim;
 	unsigned int dryrun : 1;
+	unsigned int zero_write : 1;	/* TRIM_ZERO_FILL: write, never ask
+					 * the host to zero (tests) */
 	const volatile sig_atomic_t *stop;	/* non-zero: no new request */
 	struct target_stats stats;	/* requests that completed */
 	int error;			/* -errno of the first that failed */
@@ -135,9 +137,10 @@ void target_close(struct target *t);
 /*
  * TRIM_ZERO_FILL over t->fd: read [start, start + len) in large chunks
  * (up to 16 in flight through io_uring, which may still be reading when
- * it returns: target_finish() waits), and write zeros over the parts
- * that are not zero, never over a zero one: a sparse or thin target does
- * not grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
+ * it returns: target_finish() waits), and zero the parts that are not
+ * zero (unwritten extents in an image file, WRITE ZEROES on a device,
+ * written zeros where the host cannot), never a zero one: a sparse or
+ * thin target does not grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
  * asked to stop, or the -errno of a failed read or write (perhaps of an
  * earlier extent's piece).
  */

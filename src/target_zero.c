@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
 
 #include "target.h"
 
@@ -37,10 +40,18 @@
  */
 #define ZF_UNIT		4096u
 
+/* How the units that hold something are zeroed. */
+enum zf_how {
+	ZF_HOW_RANGE,			/* ZERO_RANGE or BLKZEROOUT */
+	ZF_HOW_WRITE,			/* zeros written (the host cannot) */
+};
+
 struct zf_bufs {
 	unsigned char *mem;		/* ZF_DEPTH buffers, then the zeros */
 	unsigned char *zeros;		/* ZF_CHUNK bytes of zeros */
 	int dfd;			/* O_DIRECT on a block device, or -1 */
+	int is_blk;			/* t->fd is a block device */
+	enum zf_how how;
 	struct {
 		uint64_t start, len;	/* bytes of the filesystem */
 	} slot[ZF_DEPTH];
@@ -62,11 +73,8 @@ static unsigned char *slot_buf(struct zf_bufs *z, unsigned int i)
 /* A block device gets a direct descriptor of its own; else -1. */
 static int open_direct(int fd, int dryrun)
 {
-	struct stat st;
 	char path[64];
 
-	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
-		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	return open(path, (dryrun ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_DIRECT);
 }
@@ -74,6 +82,7 @@ static int open_direct(int fd, int dryrun)
 static int zf_get(struct target *t, struct zf_bufs **out)
 {
 	struct zf_bufs *z = t->zero_fill;
+	struct stat st;
 	void *mem;
 	unsigned int i;
 
@@ -88,7 +97,9 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 		z->zeros = slot_buf(z, ZF_DEPTH);
 		/* all of it: valgrind cannot see io_uring fill the buffers */
 		memset(z->mem, 0, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK);
-		z->dfd = open_direct(t->fd, t->dryrun);
+		z->is_blk = !fstat(t->fd, &st) && S_ISBLK(st.st_mode);
+		z->dfd = z->is_blk ? open_direct(t->fd, t->dryrun) : -1;
+		z->how = t->zero_write ? ZF_HOW_WRITE : ZF_HOW_RANGE;
 		for (i = 0; i < ZF_DEPTH; i++)
 			z->free[z->nfree++] = i;
 #ifdef HAVE_LIBURING
@@ -136,32 +147,86 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Zeros over [start, start + len) of the filesystem (from @z->zeros). */
+/* Zeros written over [start, start + len) of the filesystem. */
 static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
 		       uint64_t len)
 {
 	off_t off = (off_t)(t->base_bytes + start);
-	size_t n = len;
+	size_t n;
 	ssize_t w;
 
-	if (!t->dryrun) {
-		while (n) {
-			w = pwrite(z->dfd >= 0 ? z->dfd : t->fd, z->zeros, n,
-				   off);
-			if (w < 0 && errno == EINVAL && z->dfd >= 0) {
-				/* the device refuses the alignment */
-				close(z->dfd);
-				z->dfd = -1;
-				continue;
-			}
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return fail(t, start, w < 0 ? -errno : -EIO);
-			n -= w;
-			off += w;
-			start += w;
+	while (len) {
+		n = len < ZF_CHUNK ? len : ZF_CHUNK;
+		w = pwrite(z->dfd >= 0 ? z->dfd : t->fd, z->zeros, n, off);
+		if (w < 0 && errno == EINVAL && z->dfd >= 0) {
+			/* the device refuses the alignment */
+			close(z->dfd);
+			z->dfd = -1;
+			continue;
 		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return fail(t, start, w < 0 ? -errno : -EIO);
+		len -= w;
+		off += w;
+		start += w;
+	}
+	return 0;
+}
+
+/*
+ * [start, start + len) of the filesystem zeroed the host's cheapest way,
+ * without writing data: in an image file the range becomes unwritten
+ * extents (FALLOC_FL_ZERO_RANGE: the allocation stays as it was, so the
+ * file neither grows nor loses its blocks, and reads return zeros); a
+ * device gets BLKZEROOUT, which the kernel sends as WRITE ZEROES with
+ * NOUNMAP (a loop device passes it on as ZERO_RANGE on its backing file)
+ * or, where the device has no such command, as written zero pages; it
+ * drops the page cache of the range, and the reads here are direct.
+ * 0, 1 when the host cannot (zeros are then written), or -errno.
+ */
+static int zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
+		      uint64_t len)
+{
+	uint64_t range[2] = { t->base_bytes + start, len };
+	int rc;
+
+	do {
+		if (z->is_blk)
+			rc = ioctl(t->fd, BLKZEROOUT, range);
+		else
+			rc = fallocate(t->fd, FALLOC_FL_ZERO_RANGE |
+				       FALLOC_FL_KEEP_SIZE, (off_t)range[0],
+				       (off_t)len);
+	} while (rc && errno == EINTR);
+	if (rc == 0)
+		return 0;
+	switch (errno) {
+	case EOPNOTSUPP:	/* tmpfs, NFS, ...: never for this target */
+	case ENOTTY:
+	case ENOSYS:
+		z->how = ZF_HOW_WRITE;
+		return 1;
+	case EINVAL:		/* an edge not on 512 bytes, say: this once */
+		return 1;
+	}
+	return fail(t, start, -errno);
+}
+
+/* Zeros over [start, start + len) of the filesystem, then count it. */
+static int zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
+		    uint64_t len)
+{
+	int rc = 1;
+
+	if (!t->dryrun) {
+		if (z->how == ZF_HOW_RANGE)
+			rc = zero_range(t, z, start, len);
+		if (rc == 1)
+			rc = write_zeros(t, z, start, len);
+		if (rc)
+			return rc;
 	}
 	t->stats.requests++;
 	t->stats.zeroed_bytes += len;
@@ -187,7 +252,7 @@ static int zero_chunk(struct target *t, struct zf_bufs *z,
 		if (all_zero(buf + (pos - start), next - pos)) {
 			t->stats.zero_bytes += next - pos;
 			if (run_len) {
-				rc = write_zeros(t, z, run, run_len);
+				rc = zero_run(t, z, run, run_len);
 				if (rc)
 					return rc;
 				run_len = 0;
@@ -201,7 +266,7 @@ static int zero_chunk(struct target *t, struct zf_bufs *z,
 		pos = next;
 	}
 	if (run_len)
-		return write_zeros(t, z, run, run_len);
+		return zero_run(t, z, run, run_len);
 	return 0;
 }
 
