@@ -156,6 +156,21 @@ int target_zero_fill_finish(struct target *t);
 /* Close and free what target_zero_fill_fd() opened (target_close does). */
 void target_zero_fill_free(struct target *t);
 
+/* The last data segment SEEK_DATA/SEEK_HOLE found, [ds, de) in file bytes. */
+struct data_map {
+	int64_t ds, de;
+	int valid;
+};
+
+/*
+ * next_data() over @fd, where the filesystem starts at @base: the first
+ * data segment of [start, end) in bytes of the filesystem, or 1 when it
+ * is all a hole; -errno if the lookup fails.
+ */
+int data_map_next(struct data_map *m, int fd, uint64_t base,
+		  uint64_t start_bytes, uint64_t end_bytes,
+		  uint64_t *data_start, uint64_t *data_end);
+
 /* Tell t->progress how much of the plan is done. */
 void target_progress(struct target *t);
 
