@@ -156,6 +156,13 @@ int target_zero_fill_finish(struct target *t);
 /* Close and free what target_zero_fill_fd() opened (target_close does). */
 void target_zero_fill_free(struct target *t);
 
+/*
+ * A loop device target (TRIM_ZERO_FILL): its backing file, open read-only,
+ * which holds the device's bytes from *@offset on; -1 for any other.
+ * The target owns it.
+ */
+int target_loop_backing(const struct target *t, uint64_t *offset);
+
 /* The last data segment SEEK_DATA/SEEK_HOLE found, [ds, de) in file bytes. */
 struct data_map {
 	int64_t ds, de;

@@ -7,7 +7,8 @@
  * how far its first sector is from the disk's allocation-unit boundary.
  *
  * --zero-fill on a loop device looks at the backing file's holes: they
- * read zero through the device, so they need not be read at all.
+ * read zero through the device, so they need not be read at all; and it
+ * reads the rest from the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,16 @@ static const struct target_ops loop_ops = {
 	.close = loop_close,
 };
 
+int target_loop_backing(const struct target *t, uint64_t *offset)
+{
+	const struct loop_state *ls = t->priv;
+
+	if (t->ops != &loop_ops)
+		return -1;
+	*offset = ls->offset;
+	return ls->bfd;
+}
+
 /*
  * The backing file of loop device @fd, read-only, or -1.  The name in
  * sysfs may be stale (renamed, deleted, replaced): the file opened must
@@ -146,7 +157,11 @@ static int loop_backing(int fd, const struct stat *st, uint64_t *offset)
 	return bfd;
 }
 
-/* --zero-fill on a loop device: skip the backing file's holes. */
+/*
+ * --zero-fill on a loop device: skip the backing file's holes, and read
+ * the file rather than the device (the same bytes, without the loop
+ * driver's one request at a time in between).
+ */
 static void loop_init(struct target *t, const struct stat *st)
 {
 	struct loop_state *ls;

@@ -50,6 +50,8 @@ struct zf_bufs {
 	unsigned char *mem;		/* ZF_DEPTH buffers, then the zeros */
 	unsigned char *zeros;		/* ZF_CHUNK bytes of zeros */
 	int dfd;			/* O_DIRECT on a block device, or -1 */
+	int rfd;			/* a loop device's backing file, or -1 */
+	uint64_t roff;			/* where the device starts in it */
 	int is_blk;			/* t->fd is a block device */
 	enum zf_how how;
 	struct {
@@ -99,6 +101,7 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 		memset(z->mem, 0, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK);
 		z->is_blk = !fstat(t->fd, &st) && S_ISBLK(st.st_mode);
 		z->dfd = z->is_blk ? open_direct(t->fd, t->dryrun) : -1;
+		z->rfd = z->is_blk ? target_loop_backing(t, &z->roff) : -1;
 		z->how = t->zero_write ? ZF_HOW_WRITE : ZF_HOW_RANGE;
 		for (i = 0; i < ZF_DEPTH; i++)
 			z->free[z->nfree++] = i;
@@ -281,6 +284,8 @@ static int read_piece(struct target *t, struct zf_bufs *z, unsigned char *buf,
 	off_t off = (off_t)(t->base_bytes + start);
 	int rc = -EINVAL;
 
+	if (z->rfd >= 0)
+		return read_full(z->rfd, buf, n, (off_t)z->roff + off);
 	if (z->dfd >= 0)
 		rc = read_full(z->dfd, buf, n, off);
 	if (rc == -EINVAL && z->dfd >= 0) {
@@ -317,8 +322,9 @@ static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
 			return 1;
 		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
 		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
-		if (ahead && z->dfd < 0)
-			posix_fadvise(t->fd, (off_t)(t->base_bytes + pos + n),
+		if (ahead && (z->rfd >= 0 || z->dfd < 0))
+			posix_fadvise(z->rfd >= 0 ? z->rfd : t->fd,
+				      (off_t)(z->roff + t->base_bytes + pos + n),
 				      (off_t)ahead, POSIX_FADV_WILLNEED);
 		rc = read_piece(t, z, slot_buf(z, 0), pos, n);
 		if (rc)
@@ -396,8 +402,12 @@ static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
 	z->slot[i].start = start;
 	z->slot[i].len = n;
 	/* never NULL: at most ZF_DEPTH entries, each submitted at once */
-	io_uring_prep_read(sqe, z->dfd >= 0 ? z->dfd : t->fd, slot_buf(z, i),
-			   n, t->base_bytes + start);
+	if (z->rfd >= 0)
+		io_uring_prep_read(sqe, z->rfd, slot_buf(z, i), n,
+				   z->roff + t->base_bytes + start);
+	else
+		io_uring_prep_read(sqe, z->dfd >= 0 ? z->dfd : t->fd,
+				   slot_buf(z, i), n, t->base_bytes + start);
 	sqe->user_data = i;
 	do
 		rc = io_uring_submit(&z->ring);
