@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * target_zero.c - --zero-fill: zeros over the free space that is not zero
+ * target_zero.c - --zero-fill: zero the free space that is not zero
  *
  * zerofree's job, for storage that cannot discard and for images that are
  * compressed or made sparse afterwards (qemu-img convert -S, fallocate
- * --dig-holes): every free block ends up zero.  Writing zeros everywhere
- * would allocate every hole of a sparse image and every unmapped block of
- * a thin volume, so the free space is read first and only the parts that
- * hold something are written.  zerofree reads one block per system call;
- * here the reads are large and the kernel reads ahead of them
- * (POSIX_FADV_WILLNEED), so the device always has work queued, and the
- * check for zeros runs at memory speed.
+ * --dig-holes): every free block ends up zero.  Zeroing everything would
+ * allocate every hole of a sparse image and every unmapped block of a thin
+ * volume, so the free space is read first and only the parts that hold
+ * something are zeroed, without writing data where the host can: unwritten
+ * extents in a file, WRITE ZEROES on a device.  zerofree reads one block
+ * per system call; here the reads are large and many are in flight, so the
+ * device always has work queued, and the check for zeros runs at memory
+ * speed.  A loop device is read through its backing file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,9 +35,10 @@
 #define ZF_AHEAD	(16u << 20)	/* without io_uring: readahead asked */
 #define ZF_WITHDRAWN	ZF_DEPTH	/* user_data of no piece */
 /*
- * Zeros are written in whole units of this size at file offsets that are
- * multiples of it (cut at the extent's ends): a host or device block, so
- * that a partly written unit does not become a read-modify-write.
+ * The free space is zeroed in whole units of this size at file offsets
+ * that are multiples of it (cut at the extent's ends): a host or device
+ * block, so that a partly zeroed unit does not become a read-modify-write
+ * (nor, in a file, a written block beside an unwritten extent).
  */
 #define ZF_UNIT		4096u
 
