@@ -77,6 +77,8 @@ struct target {
 	enum trim_mode mode;
 	struct target_limits lim;
 	unsigned int dryrun : 1;
+	unsigned int zero_write : 1;	/* TRIM_ZERO_FILL: write, never ask
+					 * the host to zero (tests) */
 	const volatile sig_atomic_t *stop;	/* non-zero: no new request */
 	struct target_stats stats;	/* requests that completed */
 	int error;			/* -errno of the first that failed */
@@ -144,9 +146,10 @@ void target_close(struct target *t);
 /*
  * TRIM_ZERO_FILL over t->fd: read [start, start + len) in large chunks
  * (up to 16 in flight through io_uring, which may still be reading when
- * it returns: target_finish() waits), and write zeros over the parts
- * that are not zero, never over a zero one: a sparse or thin target does
- * not grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
+ * it returns: target_finish() waits), and zero the parts that are not
+ * zero (unwritten extents in an image file, WRITE ZEROES on a device,
+ * written zeros where the host cannot), never a zero one: a sparse or
+ * thin target does not grow.  Dry run: reads, counts, writes nothing.  Returns 0, 1 when
  * asked to stop, or the -errno of a failed read or write (perhaps of an
  * earlier extent's piece).
  */
@@ -161,6 +164,28 @@ int target_zero_fill_finish(struct target *t);
 
 /* Close and free what target_zero_fill_fd() opened (target_close does). */
 void target_zero_fill_free(struct target *t);
+
+/*
+ * A loop device target (TRIM_ZERO_FILL): its backing file, open read-only,
+ * which holds the device's bytes from *@offset on; -1 for any other.
+ * The target owns it.
+ */
+int target_loop_backing(const struct target *t, uint64_t *offset);
+
+/* The last data segment SEEK_DATA/SEEK_HOLE found, [ds, de) in file bytes. */
+struct data_map {
+	int64_t ds, de;
+	int valid;
+};
+
+/*
+ * next_data() over @fd, where the filesystem starts at @base: the first
+ * data segment of [start, end) in bytes of the filesystem, or 1 when it
+ * is all a hole; -errno if the lookup fails.
+ */
+int data_map_next(struct data_map *m, int fd, uint64_t base,
+		  uint64_t start_bytes, uint64_t end_bytes,
+		  uint64_t *data_start, uint64_t *data_end);
 
 /* Tell t->progress how much of the plan is done. */
 void target_progress(struct target *t);

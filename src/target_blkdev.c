@@ -5,15 +5,23 @@
  * The limits come from sysfs.  A partition has no queue of its own: its
  * granularity and maximum are its disk's, and its discard_alignment says
  * how far its first sector is from the disk's allocation-unit boundary.
+ *
+ * --zero-fill on a loop device looks at the backing file's holes: they
+ * read zero through the device, so they need not be read at all; and it
+ * reads the rest from the file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
+#include <linux/major.h>
 
 #include "target.h"
 
@@ -63,6 +71,116 @@ static const struct target_ops blkdev_ops = {
 	.request = blkdev_request,
 };
 
+/* A loop device's backing file, open for SEEK_DATA. */
+struct loop_state {
+	struct data_map map;
+	int bfd;
+	uint64_t offset;	/* where the device starts in the file */
+};
+
+static int loop_next_data(struct target *t, uint64_t start_bytes,
+			  uint64_t end_bytes, uint64_t *data_start,
+			  uint64_t *data_end)
+{
+	struct loop_state *ls = t->priv;
+
+	return data_map_next(&ls->map, ls->bfd, ls->offset + t->base_bytes,
+			     start_bytes, end_bytes, data_start, data_end);
+}
+
+static void loop_close(struct target *t)
+{
+	struct loop_state *ls = t->priv;
+
+	if (ls)
+		close(ls->bfd);
+	free(ls);
+}
+
+static const struct target_ops loop_ops = {
+	.request = blkdev_request,
+	.next_data = loop_next_data,
+	.close = loop_close,
+};
+
+int target_loop_backing(const struct target *t, uint64_t *offset)
+{
+	const struct loop_state *ls = t->priv;
+
+	if (t->ops != &loop_ops)
+		return -1;
+	*offset = ls->offset;
+	return ls->bfd;
+}
+
+/*
+ * The backing file of loop device @fd, read-only, or -1.  The name in
+ * sysfs may be stale (renamed, deleted, replaced): the file opened must
+ * be the device's own inode.  Nothing of the device may be only in its
+ * page cache, where the file's holes would not show it: fsync first
+ * (a flush reaches the loop driver, which fsyncs the file).
+ */
+static int loop_backing(int fd, const struct stat *st, uint64_t *offset)
+{
+	struct loop_info64 li;
+	struct stat bst;
+	char path[4096], attr[64];
+	FILE *f;
+	size_t n;
+	int bfd;
+
+	if (major(st->st_rdev) != LOOP_MAJOR || is_partition(st->st_rdev))
+		return -1;
+	memset(&li, 0, sizeof(li));
+	if (ioctl(fd, LOOP_GET_STATUS64, &li) || li.lo_encrypt_type)
+		return -1;
+	snprintf(attr, sizeof(attr), "/sys/dev/block/%u:%u/loop/backing_file",
+		 major(st->st_rdev), minor(st->st_rdev));
+	f = fopen(attr, "re");
+	if (!f)
+		return -1;
+	n = fread(path, 1, sizeof(path) - 1, f);
+	fclose(f);
+	while (n && path[n - 1] == '\n')
+		n--;
+	path[n] = '\0';
+	bfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (bfd < 0)
+		return -1;
+	if (fstat(bfd, &bst) || !S_ISREG(bst.st_mode) ||
+	    bst.st_ino != li.lo_inode || bst.st_dev != li.lo_device ||
+	    fsync(fd)) {
+		close(bfd);
+		return -1;
+	}
+	*offset = li.lo_offset;
+	return bfd;
+}
+
+/*
+ * --zero-fill on a loop device: skip the backing file's holes, and read
+ * the file rather than the device (the same bytes, without the loop
+ * driver's one request at a time in between).
+ */
+static void loop_init(struct target *t, const struct stat *st)
+{
+	struct loop_state *ls;
+	uint64_t offset;
+	int bfd = loop_backing(t->fd, st, &offset);
+
+	if (bfd < 0)
+		return;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls) {
+		close(bfd);
+		return;
+	}
+	ls->bfd = bfd;
+	ls->offset = offset;
+	t->priv = ls;
+	t->ops = &loop_ops;
+}
+
 /* A queue attribute: a partition reads its disk's queue. */
 static uint64_t queue_u64(dev_t dev, int partition, const char *name)
 {
@@ -92,6 +210,8 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 		t->lim.granularity = lbs ? lbs : 512;
 		t->lim.align_offset = 0;
 		t->lim.max_bytes = 0;
+		if (mode == TRIM_ZERO_FILL)
+			loop_init(t, &st);
 		return 0;
 	}
 	t->lim.granularity = queue_u64(st.st_rdev, part, "discard_granularity");

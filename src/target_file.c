@@ -31,43 +31,43 @@ static int file_request(struct target *t, uint64_t start_bytes,
 }
 
 /*
- * The last data segment SEEK_DATA/SEEK_HOLE found, [ds, de) in file bytes.
- * The plan asks in ascending order and punching only turns data into
- * holes behind the position asked for, so one lookup answers every
- * extent up to de: on an image that is sparse already, most extents cost
- * no system call at all.
+ * The plan asks in ascending order and punching (or zeroing) only turns
+ * data into holes behind the position asked for, so one lookup answers
+ * every extent up to the segment's end: on an image that is sparse
+ * already, most extents cost no system call at all.
  */
-struct file_state {
-	off_t ds, de;
-	int valid;
-};
+int data_map_next(struct data_map *m, int fd, uint64_t base,
+		  uint64_t start_bytes, uint64_t end_bytes,
+		  uint64_t *data_start, uint64_t *data_end)
+{
+	off_t pos = (off_t)(base + start_bytes), lim = (off_t)(base + end_bytes);
+
+	if (!m->valid || pos >= m->de) {
+		m->ds = lseek(fd, pos, SEEK_DATA);
+		if (m->ds < 0) {
+			if (errno != ENXIO)
+				return -errno;
+			m->ds = m->de = INT64_MAX;	/* hole to EOF */
+		} else {
+			m->de = lseek(fd, m->ds, SEEK_HOLE);
+			if (m->de < 0)
+				return -errno;
+		}
+		m->valid = 1;
+	}
+	if (m->ds >= lim)
+		return 1;
+	*data_start = (uint64_t)(m->ds > pos ? m->ds : pos) - base;
+	*data_end = (uint64_t)(m->de < lim ? m->de : lim) - base;
+	return 0;
+}
 
 static int file_next_data(struct target *t, uint64_t start_bytes,
 			  uint64_t end_bytes, uint64_t *data_start,
 			  uint64_t *data_end)
 {
-	struct file_state *fst = t->priv;
-	off_t base = t->base_bytes, pos = base + start_bytes;
-	off_t lim = base + end_bytes;
-
-	if (!fst->valid || pos >= fst->de) {
-		fst->ds = lseek(t->fd, pos, SEEK_DATA);
-		if (fst->ds < 0) {
-			if (errno != ENXIO)
-				return -errno;
-			fst->ds = fst->de = INT64_MAX;	/* hole to EOF */
-		} else {
-			fst->de = lseek(t->fd, fst->ds, SEEK_HOLE);
-			if (fst->de < 0)
-				return -errno;
-		}
-		fst->valid = 1;
-	}
-	if (fst->ds >= lim)
-		return 1;
-	*data_start = (fst->ds > pos ? fst->ds : pos) - base;
-	*data_end = (fst->de < lim ? fst->de : lim) - base;
-	return 0;
+	return data_map_next(t->priv, t->fd, t->base_bytes, start_bytes,
+			     end_bytes, data_start, data_end);
 }
 
 static void file_close(struct target *t)
@@ -89,7 +89,7 @@ int target_file_init(struct target *t, int fd, enum trim_mode mode)
 		return -EOPNOTSUPP;
 	if (fstatfs(fd, &sfs))
 		return -errno;
-	t->priv = calloc(1, sizeof(struct file_state));
+	t->priv = calloc(1, sizeof(struct data_map));
 	if (!t->priv)
 		return -ENOMEM;
 	t->ops = &file_ops;

@@ -1,24 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * target_zero.c - --zero-fill: zeros over the free space that is not zero
+ * target_zero.c - --zero-fill: zero the free space that is not zero
  *
  * zerofree's job, for storage that cannot discard and for images that are
  * compressed or made sparse afterwards (qemu-img convert -S, fallocate
- * --dig-holes): every free block ends up zero.  Writing zeros everywhere
- * would allocate every hole of a sparse image and every unmapped block of
- * a thin volume, so the free space is read first and only the parts that
- * hold something are written.  zerofree reads one block per system call;
- * here the reads are large and the kernel reads ahead of them
- * (POSIX_FADV_WILLNEED), so the device always has work queued, and the
- * check for zeros runs at memory speed.
+ * --dig-holes): every free block ends up zero.  Zeroing everything would
+ * allocate every hole of a sparse image and every unmapped block of a thin
+ * volume, so the free space is read first and only the parts that hold
+ * something are zeroed, without writing data where the host can: unwritten
+ * extents in a file, WRITE ZEROES on a device.  zerofree reads one block
+ * per system call; here the reads are large and many are in flight, so the
+ * device always has work queued, and the check for zeros runs at memory
+ * speed.  A loop device is read through its backing file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
 
 #include "target.h"
 
@@ -31,16 +35,27 @@
 #define ZF_AHEAD	(16u << 20)	/* without io_uring: readahead asked */
 #define ZF_WITHDRAWN	ZF_DEPTH	/* user_data of no piece */
 /*
- * Zeros are written in whole units of this size at file offsets that are
- * multiples of it (cut at the extent's ends): a host or device block, so
- * that a partly written unit does not become a read-modify-write.
+ * The free space is zeroed in whole units of this size at file offsets
+ * that are multiples of it (cut at the extent's ends): a host or device
+ * block, so that a partly zeroed unit does not become a read-modify-write
+ * (nor, in a file, a written block beside an unwritten extent).
  */
 #define ZF_UNIT		4096u
+
+/* How the units that hold something are zeroed. */
+enum zf_how {
+	ZF_HOW_RANGE,			/* ZERO_RANGE or BLKZEROOUT */
+	ZF_HOW_WRITE,			/* zeros written (the host cannot) */
+};
 
 struct zf_bufs {
 	unsigned char *mem;		/* ZF_DEPTH buffers, then the zeros */
 	unsigned char *zeros;		/* ZF_CHUNK bytes of zeros */
 	int dfd;			/* O_DIRECT on a block device, or -1 */
+	int rfd;			/* a loop device's backing file, or -1 */
+	uint64_t roff;			/* where the device starts in it */
+	int is_blk;			/* t->fd is a block device */
+	enum zf_how how;
 	struct {
 		uint64_t start, len;	/* bytes of the filesystem */
 	} slot[ZF_DEPTH];
@@ -62,11 +77,8 @@ static unsigned char *slot_buf(struct zf_bufs *z, unsigned int i)
 /* A block device gets a direct descriptor of its own; else -1. */
 static int open_direct(int fd, int dryrun)
 {
-	struct stat st;
 	char path[64];
 
-	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
-		return -1;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	return open(path, (dryrun ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_DIRECT);
 }
@@ -74,6 +86,7 @@ static int open_direct(int fd, int dryrun)
 static int zf_get(struct target *t, struct zf_bufs **out)
 {
 	struct zf_bufs *z = t->zero_fill;
+	struct stat st;
 	void *mem;
 	unsigned int i;
 
@@ -88,7 +101,10 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 		z->zeros = slot_buf(z, ZF_DEPTH);
 		/* all of it: valgrind cannot see io_uring fill the buffers */
 		memset(z->mem, 0, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK);
-		z->dfd = open_direct(t->fd, t->dryrun);
+		z->is_blk = !fstat(t->fd, &st) && S_ISBLK(st.st_mode);
+		z->dfd = z->is_blk ? open_direct(t->fd, t->dryrun) : -1;
+		z->rfd = z->is_blk ? target_loop_backing(t, &z->roff) : -1;
+		z->how = t->zero_write ? ZF_HOW_WRITE : ZF_HOW_RANGE;
 		for (i = 0; i < ZF_DEPTH; i++)
 			z->free[z->nfree++] = i;
 #ifdef HAVE_LIBURING
@@ -136,32 +152,86 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Zeros over [start, start + len) of the filesystem (from @z->zeros). */
+/* Zeros written over [start, start + len) of the filesystem. */
 static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
 		       uint64_t len)
 {
 	off_t off = (off_t)(t->base_bytes + start);
-	size_t n = len;
+	size_t n;
 	ssize_t w;
 
-	if (!t->dryrun) {
-		while (n) {
-			w = pwrite(z->dfd >= 0 ? z->dfd : t->fd, z->zeros, n,
-				   off);
-			if (w < 0 && errno == EINVAL && z->dfd >= 0) {
-				/* the device refuses the alignment */
-				close(z->dfd);
-				z->dfd = -1;
-				continue;
-			}
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return fail(t, start, w < 0 ? -errno : -EIO);
-			n -= w;
-			off += w;
-			start += w;
+	while (len) {
+		n = len < ZF_CHUNK ? len : ZF_CHUNK;
+		w = pwrite(z->dfd >= 0 ? z->dfd : t->fd, z->zeros, n, off);
+		if (w < 0 && errno == EINVAL && z->dfd >= 0) {
+			/* the device refuses the alignment */
+			close(z->dfd);
+			z->dfd = -1;
+			continue;
 		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return fail(t, start, w < 0 ? -errno : -EIO);
+		len -= w;
+		off += w;
+		start += w;
+	}
+	return 0;
+}
+
+/*
+ * [start, start + len) of the filesystem zeroed the host's cheapest way,
+ * without writing data: in an image file the range becomes unwritten
+ * extents (FALLOC_FL_ZERO_RANGE: the allocation stays as it was, so the
+ * file neither grows nor loses its blocks, and reads return zeros); a
+ * device gets BLKZEROOUT, which the kernel sends as WRITE ZEROES with
+ * NOUNMAP (a loop device passes it on as ZERO_RANGE on its backing file)
+ * or, where the device has no such command, as written zero pages; it
+ * drops the page cache of the range, and the reads here are direct.
+ * 0, 1 when the host cannot (zeros are then written), or -errno.
+ */
+static int zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
+		      uint64_t len)
+{
+	uint64_t range[2] = { t->base_bytes + start, len };
+	int rc;
+
+	do {
+		if (z->is_blk)
+			rc = ioctl(t->fd, BLKZEROOUT, range);
+		else
+			rc = fallocate(t->fd, FALLOC_FL_ZERO_RANGE |
+				       FALLOC_FL_KEEP_SIZE, (off_t)range[0],
+				       (off_t)len);
+	} while (rc && errno == EINTR);
+	if (rc == 0)
+		return 0;
+	switch (errno) {
+	case EOPNOTSUPP:	/* tmpfs, NFS, ...: never for this target */
+	case ENOTTY:
+	case ENOSYS:
+		z->how = ZF_HOW_WRITE;
+		return 1;
+	case EINVAL:		/* an edge not on 512 bytes, say: this once */
+		return 1;
+	}
+	return fail(t, start, -errno);
+}
+
+/* Zeros over [start, start + len) of the filesystem, then count it. */
+static int zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
+		    uint64_t len)
+{
+	int rc = 1;
+
+	if (!t->dryrun) {
+		if (z->how == ZF_HOW_RANGE)
+			rc = zero_range(t, z, start, len);
+		if (rc == 1)
+			rc = write_zeros(t, z, start, len);
+		if (rc)
+			return rc;
 	}
 	t->stats.requests++;
 	t->stats.zeroed_bytes += len;
@@ -187,7 +257,7 @@ static int zero_chunk(struct target *t, struct zf_bufs *z,
 		if (all_zero(buf + (pos - start), next - pos)) {
 			t->stats.zero_bytes += next - pos;
 			if (run_len) {
-				rc = write_zeros(t, z, run, run_len);
+				rc = zero_run(t, z, run, run_len);
 				if (rc)
 					return rc;
 				run_len = 0;
@@ -201,7 +271,7 @@ static int zero_chunk(struct target *t, struct zf_bufs *z,
 		pos = next;
 	}
 	if (run_len)
-		return write_zeros(t, z, run, run_len);
+		return zero_run(t, z, run, run_len);
 	return 0;
 }
 
@@ -216,6 +286,8 @@ static int read_piece(struct target *t, struct zf_bufs *z, unsigned char *buf,
 	off_t off = (off_t)(t->base_bytes + start);
 	int rc = -EINVAL;
 
+	if (z->rfd >= 0)
+		return read_full(z->rfd, buf, n, (off_t)z->roff + off);
 	if (z->dfd >= 0)
 		rc = read_full(z->dfd, buf, n, off);
 	if (rc == -EINVAL && z->dfd >= 0) {
@@ -252,8 +324,9 @@ static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
 			return 1;
 		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
 		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
-		if (ahead && z->dfd < 0)
-			posix_fadvise(t->fd, (off_t)(t->base_bytes + pos + n),
+		if (ahead && (z->rfd >= 0 || z->dfd < 0))
+			posix_fadvise(z->rfd >= 0 ? z->rfd : t->fd,
+				      (off_t)(z->roff + t->base_bytes + pos + n),
 				      (off_t)ahead, POSIX_FADV_WILLNEED);
 		rc = read_piece(t, z, slot_buf(z, 0), pos, n);
 		if (rc)
@@ -331,8 +404,12 @@ static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
 	z->slot[i].start = start;
 	z->slot[i].len = n;
 	/* never NULL: at most ZF_DEPTH entries, each submitted at once */
-	io_uring_prep_read(sqe, z->dfd >= 0 ? z->dfd : t->fd, slot_buf(z, i),
-			   n, t->base_bytes + start);
+	if (z->rfd >= 0)
+		io_uring_prep_read(sqe, z->rfd, slot_buf(z, i), n,
+				   z->roff + t->base_bytes + start);
+	else
+		io_uring_prep_read(sqe, z->dfd >= 0 ? z->dfd : t->fd,
+				   slot_buf(z, i), n, t->base_bytes + start);
 	sqe->user_data = i;
 	do
 		rc = io_uring_submit(&z->ring);

@@ -10,7 +10,11 @@
  *    (zeroed, already zero) add up, and a second run writes nothing;
  *  - holes stay holes (SEEK_DATA), and their bytes count as sparse;
  *  - a dry run reads and counts, and changes nothing;
- *  - the stop flag stops it between pieces.
+ *  - the stop flag stops it between pieces;
+ *  - how it zeroes: on a host filesystem that can (ext4 /tmp) the runs
+ *    become unwritten extents (FIEMAP) and the allocated size does not
+ *    grow; on tmpfs (/dev/shm: no FALLOC_FL_ZERO_RANGE) and with
+ *    zero_write set, zeros are written, with the same bytes and counts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -34,12 +42,22 @@
 static char path[64];
 static unsigned char *want;	/* what the file must hold */
 
+/* Where the file lives, and how it must be zeroed there. */
+struct variant {
+	const char *dir;
+	int zero_write;		/* force written zeros */
+	int unwritten;		/* the runs must become unwritten extents */
+};
+
+static const struct variant *var;
+
 /* A file of SIZE: 0x5a everywhere but a zero run and a hole. */
 static int make_file(void)
 {
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/test_zero_fill.XXXXXX");
+	snprintf(path, sizeof(path), "%s/test_zero_fill.XXXXXX",
+		 var ? var->dir : "/tmp");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	want = malloc(SIZE);
@@ -69,6 +87,7 @@ static void open_target(struct target *t, int fd, int dryrun)
 	memset(t, 0, sizeof(*t));
 	t->base_bytes = BASE;
 	t->dryrun = dryrun;
+	t->zero_write = var && var->zero_write;
 	assert_int_equal(target_file_init(t, fd, TRIM_ZERO_FILL), 0);
 	/* zero-fill frees nothing: no granularity to align to */
 	assert_int_equal(t->lim.granularity, 1);
@@ -96,14 +115,54 @@ static uint64_t run_all(struct target *t)
 	return total;
 }
 
+/*
+ * Bytes of the file's extents (FIEMAP): all of them, or with @unwritten
+ * only the unwritten ones; -1 where the filesystem has no FIEMAP.
+ */
+static int64_t mapped_bytes(int fd, int unwritten)
+{
+	size_t sz = sizeof(struct fiemap) + 256 * sizeof(struct fiemap_extent);
+	struct fiemap *fm = calloc(1, sz);
+	int64_t n = 0;
+	unsigned int i;
+
+	assert_non_null(fm);
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	fm->fm_extent_count = 256;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+		free(fm);
+		return -1;
+	}
+	for (i = 0; i < fm->fm_mapped_extents; i++)
+		if (!unwritten ||
+		    (fm->fm_extents[i].fe_flags & FIEMAP_EXTENT_UNWRITTEN))
+			n += fm->fm_extents[i].fe_length;
+	free(fm);
+	return n;
+}
+
+static blkcnt_t alloc_blocks(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return st.st_blocks;
+}
+
 static void test_zero_fill(void **state)
 {
 	struct target t;
 	uint64_t total, holes = 0, zeros = 0;
 	size_t i;
-	int fd = make_file();
+	int fd;
+	blkcnt_t blocks;
+	int64_t mapped, unwritten;
 
-	(void)state;
+	var = *state;
+	fd = make_file();
+	blocks = alloc_blocks(fd);
+	mapped = mapped_bytes(fd, 0);
 	/* a dry run: counts, writes nothing */
 	open_target(&t, fd, 1);
 	total = run_all(&t);
@@ -126,6 +185,20 @@ static void test_zero_fill(void **state)
 	zeros = t.stats.zero_bytes;
 	assert_int_equal(zeros, 64 * K);
 	target_close(&t);
+	/*
+	 * Zeroed in place: no data block allocated (st_blocks also counts
+	 * the host's extent tree, which may need a block for the split).
+	 */
+	assert_true(mapped_bytes(fd, 0) <= mapped);
+	assert_true(alloc_blocks(fd) <= blocks + (var->unwritten ? 8 : 0));
+	unwritten = mapped_bytes(fd, 1);
+	if (var->unwritten) {
+		/* all but the edges of the units cut by an extent's end */
+		assert_true(unwritten >= (int64_t)(t.stats.zeroed_bytes -
+						   32 * K));
+	} else if (unwritten >= 0) {
+		assert_int_equal(unwritten, 0);
+	}
 
 	/* again: nothing left to write */
 	open_target(&t, fd, 0);
@@ -145,9 +218,11 @@ static volatile sig_atomic_t stop;
 static void test_stop(void **state)
 {
 	struct target t;
-	int fd = make_file();
+	int fd;
 
 	(void)state;
+	var = NULL;
+	fd = make_file();
 	open_target(&t, fd, 0);
 	t.stop = &stop;
 	stop = 1;
@@ -161,10 +236,17 @@ static void test_stop(void **state)
 	free(want);
 }
 
+/* /tmp is ext4 on the build machines; elsewhere FIEMAP tells */
+static struct variant range_var = { "/tmp", 0, 1 };
+static struct variant write_var = { "/tmp", 1, 0 };
+static struct variant tmpfs_var = { "/dev/shm", 0, 0 };
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_zero_fill),
+		cmocka_unit_test_prestate(test_zero_fill, &range_var),
+		cmocka_unit_test_prestate(test_zero_fill, &write_var),
+		cmocka_unit_test_prestate(test_zero_fill, &tmpfs_var),
 		cmocka_unit_test(test_stop),
 	};
 
