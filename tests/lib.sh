@@ -97,6 +97,45 @@ PY
 	done
 }
 
+# age_part IMG OFF COUNT MOD KIB: age the filesystem at byte OFF of a
+# whole-disk image (COUNT files of (i % MOD + 1) * KIB KiB, every other
+# one deleted), then write 0x5a over its free blocks, so that a trim has
+# allocated bytes to give back; no root needed.  $T/blobI keeps file fI's
+# bytes.
+age_part() {
+	local img=$1 off=$2 count=$3 mod=$4 kib=$5 fs="$1?offset=$2" i bs
+	: >"$T/cmds"
+	for ((i = 0; i < count; i++)); do
+		head -c $(( (i % mod + 1) * kib * 1024 )) /dev/zero | tr '\0' '\245' >"$T/blob$i"
+		echo "write $T/blob$i f$i" >>"$T/cmds"
+	done
+	for ((i = 0; i < count; i += 2)); do echo "rm f$i" >>"$T/cmds"; done
+	debugfs -w -f "$T/cmds" "$fs" >/dev/null 2>&1 || fail "debugfs at $off"
+	bs=$(dumpe2fs -h "$fs" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	free_block_ranges "$fs" | while read -r a b; do
+		head -c $(( (b - a + 1) * bs )) /dev/zero | tr '\0' '\132' |
+			dd of="$img" bs=1M oflag=seek_bytes seek=$(( off + a * bs )) \
+				conv=notrunc status=none
+	done
+}
+
+# gpt_disk IMG: a 160 MiB whole-disk image with a GPT, partition 1 full
+# of 'a' (bytes that must survive), an aged ext4 in partition 2 whose
+# free blocks hold 0x5a; sets $off to partition 2's byte offset.
+gpt_disk() {
+	local img=$1
+	truncate -s 160M "$img"
+	printf 'label: gpt\nstart=2048, size=65536, type=L\nstart=67584, size=196608, type=L\n' |
+		sfdisk -q "$img" || fail "sfdisk"
+	off=$((67584 * 512))
+	head -c $((65536 * 512)) /dev/zero | tr '\0' '\141' |
+		dd of="$img" bs=512 seek=2048 conv=notrunc status=none
+	mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$off "$img" 96M ||
+		fail "mke2fs in partition 2"
+	age_part "$img" "$off" 40 9 37
+	e2fsck -fn "$img?offset=$off" >/dev/null 2>&1 || fail "e2fsck before"
+}
+
 # free_block_ranges IMG: "first last" block pairs from dumpe2fs, per group,
 # widened to whole clusters on bigalloc (dumpe2fs prints the first block
 # of the last free cluster).

@@ -19,24 +19,6 @@ as_user() {
 	fi
 }
 
-# fill_part IMG OFF: age the ext4 filesystem at OFF, then write 0x5a over
-# its free blocks, so that a trim has allocated bytes to give back
-fill_part() {
-	local img=$1 off=$2 fs="$1?offset=$2" i bs
-	: >"$T/cmds"
-	for i in $(seq 0 29); do
-		head -c $(( (i % 7 + 1) * 41 * 1024 )) /dev/zero | tr '\0' '\245' >"$T/blob$i"
-		echo "write $T/blob$i f$i" >>"$T/cmds"
-	done
-	for i in $(seq 0 2 29); do echo "rm f$i" >>"$T/cmds"; done
-	debugfs -w -f "$T/cmds" "$fs" >/dev/null 2>&1 || fail "debugfs at $off"
-	bs=$(dumpe2fs -h "$fs" 2>/dev/null | awk '/^Block size:/ {print $3}')
-	free_block_ranges "$fs" | while read -r a b; do
-		head -c $(( (b - a + 1) * bs )) /dev/zero | tr '\0' '\132' |
-			dd of="$img" bs="$bs" seek=$(( off / bs + a )) conv=notrunc status=none
-	done
-}
-
 one_table() {
 	local label=$1 img="$T/data/$1.img" o1=$((2048 * 512)) o3=$((90112 * 512)) hbs want got
 	truncate -s 160M "$img"
@@ -51,8 +33,8 @@ one_table() {
 	mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$o1 "$img" 20M ||
 		fail "mke2fs 1"
 	mke2fs -q -F -t ext4 -E nodiscard,offset=$o3 "$img" 64M || fail "mke2fs 3"
-	fill_part "$img" $o1
-	fill_part "$img" $o3
+	age_part "$img" $o1 30 7 41
+	age_part "$img" $o3 30 7 41
 
 	# the plan from dumpe2fs: both partitions, in bytes of the image
 	hbs=$(stat -f -c %S "$img")

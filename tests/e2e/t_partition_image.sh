@@ -8,32 +8,11 @@
 . "$(dirname "$0")/../lib.sh"
 here=$(dirname "$0")/..
 
+# partition 2: an aged ext4, free space 0x5a; partition 1: bytes that
+# must survive
 img="$T/disk.img"
-truncate -s 160M "$img"
-printf 'label: gpt\nstart=2048, size=65536, type=L\nstart=67584, size=196608, type=L\n' |
-	sfdisk -q "$img" || fail "sfdisk"
-off=$((67584 * 512))
-# partition 1: bytes that must survive
-head -c $((65536 * 512)) /dev/zero | tr '\0' '\141' |
-	dd of="$img" bs=512 seek=2048 conv=notrunc status=none
-mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$off "$img" 96M ||
-	fail "mke2fs in partition 2"
+gpt_disk "$img"
 fs="$img?offset=$off"
-
-# age the filesystem inside the partition and fill its free space with 0x5a
-: >"$T/cmds"
-for i in $(seq 0 39); do
-	head -c $(( (i % 9 + 1) * 37 * 1024 )) /dev/zero | tr '\0' '\245' >"$T/blob$i"
-	echo "write $T/blob$i f$i" >>"$T/cmds"
-done
-for i in $(seq 0 2 39); do echo "rm f$i" >>"$T/cmds"; done
-debugfs -w -f "$T/cmds" "$fs" >/dev/null 2>&1 || fail "debugfs"
-bs=$(dumpe2fs -h "$fs" 2>/dev/null | awk '/^Block size:/ {print $3}')
-free_block_ranges "$fs" | while read -r a b; do
-	head -c $(( (b - a + 1) * bs )) /dev/zero | tr '\0' '\132' |
-		dd of="$img" bs="$bs" seek=$(( off / bs + a )) conv=notrunc status=none
-done
-e2fsck -fn "$fs" >/dev/null 2>&1 || fail "e2fsck before"
 
 # the plan, from dumpe2fs alone, in filesystem bytes and in file bytes
 oracle_extents "$fs" >"$T/plan"

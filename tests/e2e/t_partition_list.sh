@@ -25,18 +25,7 @@ mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,lazy_itable_init=
 fs="$img?offset=$off"
 
 # age it (files of many sizes, every other one deleted), free space 0x5a
-: >"$T/cmds"
-for i in $(seq 0 59); do
-	head -c $(( (i % 13 + 1) * 29 * 1024 )) /dev/zero | tr '\0' '\245' >"$T/blob$i"
-	echo "write $T/blob$i f$i" >>"$T/cmds"
-done
-for i in $(seq 0 2 59); do echo "rm f$i" >>"$T/cmds"; done
-debugfs -w -f "$T/cmds" "$fs" >/dev/null 2>&1 || fail "debugfs"
-bs=$(dumpe2fs -h "$fs" 2>/dev/null | awk '/^Block size:/ {print $3}')
-free_block_ranges "$fs" | while read -r a b; do
-	head -c $(( (b - a + 1) * bs )) /dev/zero | tr '\0' '\132' |
-		dd of="$img" bs=512 seek=$(( off / 512 + a * bs / 512 )) conv=notrunc status=none
-done
+age_part "$img" "$off" 60 13 29
 e2fsck -fn "$fs" >/dev/null 2>&1 || fail "e2fsck before"
 
 hbs=$(granularity "$img")
