@@ -360,26 +360,14 @@ static void warn_new(const struct e2trim_control *ctl, const struct e2trim *t,
 	}
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	cli_stop = 1;
-}
-
 /*
  * From the first discard on, SIGINT and SIGTERM stop the run cleanly:
  * the requests in flight finish, no other starts, and the report says
  * exactly what was trimmed.  Before that, they simply end the process.
  */
-static void catch_signals(struct e2trim *t)
+static void stop_on_signals(struct e2trim *t)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_signals();
 	e2trim_set_cancel(t, &cli_stop);
 }
 
@@ -466,7 +454,7 @@ static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t,
 		warn_code(ctl->device, t, err);
 		return err;
 	}
-	catch_signals(t);
+	stop_on_signals(t);
 	/* a signal during the checks, with several targets (see targets_run.c) */
 	if (cli_stop) {
 		warnx_target(ctl->device, "interrupted before the first "

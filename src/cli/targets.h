@@ -99,4 +99,7 @@ void json_document(const struct e2trim_control *ctl,
 /* Set by SIGINT and SIGTERM: no new target starts, none goes on. */
 extern volatile sig_atomic_t cli_stop;
 
+/* SIGINT and SIGTERM set cli_stop (targets_run.c). */
+void catch_signals(void);
+
 #endif /* E2TRIM_TARGETS_H */

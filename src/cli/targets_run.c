@@ -91,10 +91,12 @@ static void on_signal(int sig)
 }
 
 /*
- * From the start of a run of several: a signal must not end the process
- * with buffered output unprinted, nor start another target.
+ * SIGINT and SIGTERM only set cli_stop: with several targets from the
+ * start of the run (a signal must not end the process with buffered
+ * output unprinted, nor start another target), with one from its first
+ * discard on (e2trim.c).
  */
-static void catch_signals_early(void)
+void catch_signals(void)
 {
 	struct sigaction sa;
 
@@ -162,7 +164,7 @@ int targets_run(const struct e2trim_control *ctl, struct target_list *l,
 	int code;
 
 	if (l->n > 1)
-		catch_signals_early();
+		catch_signals();
 	if (ctl->fsck != FSCK_NONE)
 		jobs = 1;
 	if (jobs > l->n)
