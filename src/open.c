@@ -21,10 +21,8 @@
 #include <linux/fs.h>
 
 #include "e2trim_int.h"
-#include "walk.h"
 #include "gates.h"
 #include "gates_super.h"
-#include "journal_check.h"
 #include "nbd_io.h"
 #include "open.h"
 #include "open_nbd.h"
@@ -343,109 +341,6 @@ static errcode_t open_fs(struct e2trim *t)
 	return 0;
 }
 
-/* The image or device must hold every block the filesystem claims. */
-static errcode_t check_size(struct e2trim *t)
-{
-	uint64_t need = ext2fs_blocks_count(t->fs->super) *
-			(uint64_t)t->fs->blocksize;
-
-	if (t->size_bytes >= need)
-		return 0;
-	return lib_fail(t, E2TRIM_ERR_TRUNCATED,
-			"filesystem needs %llu bytes, only %llu are there",
-			(unsigned long long)need,
-			(unsigned long long)t->size_bytes);
-}
-
-/*
- * Where a group's bitmaps and inode table are: inside the filesystem, and
- * inside the group itself unless flex_bg lets them move.  This is the part
- * of ext2fs_check_desc() that bears on trimming; that function also looks
- * for overlaps, one block at a time (2 s on a 15 TiB filesystem), which
- * bitmap verification covers anyway.
- */
-static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g,
-				    const struct group_tables *gt)
-{
-	blk64_t first = fs->super->s_first_data_block;
-	blk64_t end = ext2fs_blocks_count(fs->super);
-
-	if (!ext2fs_has_feature_flex_bg(fs->super)) {
-		first = ext2fs_group_first_block2(fs, g);
-		end = ext2fs_group_last_block2(fs, g) + 1;
-	}
-	/*
-	 * Block s_first_data_block holds the primary superblock, whatever
-	 * the block size: no bitmap or inode table is there.  (A descriptor
-	 * that says block 0 on a 4 KiB-block filesystem passed, and its
-	 * "bitmap" was read from the superblock's block.)
-	 */
-	if (first == fs->super->s_first_data_block)
-		first++;
-	if (!range_inside(gt->block_bitmap, 1, first, end))
-		return EXT2_ET_GDESC_BAD_BLOCK_MAP;
-	if (!range_inside(gt->inode_bitmap, 1, first, end))
-		return EXT2_ET_GDESC_BAD_INODE_MAP;
-	if (!range_inside(gt->inode_table, fs->inode_blocks_per_group, first,
-			  end))
-		return EXT2_ET_GDESC_BAD_INODE_TABLE;
-	return 0;
-}
-
-/*
- * libext2fs does not verify group descriptor checksums on open, and a
- * group whose descriptor is bad may carry a BLOCK_UNINIT flag that hides
- * data: check every one before its bitmap is believed.
- */
-static errcode_t check_descriptors(struct e2trim *t)
-{
-	ext2_filsys fs = t->fs;
-	struct group_tables gt;
-	errcode_t err;
-	dgrp_t g;
-
-	for_each_group_tables(fs, g, &gt) {
-		if (!ext2fs_group_desc_csum_verify(fs, g))
-			return lib_fail(t, E2TRIM_ERR_DESC_CSUM,
-					"group %u descriptor checksum does not match",
-					g);
-		err = check_group_layout(fs, g, &gt);
-		if (err)
-			return lib_fail(t, E2TRIM_ERR_DESC_LAYOUT,
-					"group %u: %s", g, error_message(err));
-	}
-	return 0;
-}
-
-/*
- * Every group's bitmap is read and its checksum verified before the first
- * discard, so that a bad one refuses the whole run instead of stopping it
- * half way.  The free runs found on the way are kept for verification and
- * the plan, up to KEEP_RUNS_MAX (16 MiB); a filesystem with more is
- * read again for each, since its trim is a million requests or more, next
- * to which the reads do not count.
- */
-#define KEEP_RUNS_MAX (1U << 20)
-
-static errcode_t open_bitmap(struct e2trim *t)
-{
-	dgrp_t g = 0;
-	errcode_t err;
-
-	err = bitmap_stream_open(t->fs, t->fd, t->offset_bytes, &t->stream);
-	if (err)
-		return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err, NULL);
-	err = bitmap_stream_check(t->stream, KEEP_RUNS_MAX, &g);
-	if (!err)
-		return 0;
-	if (err == EXT2_ET_BLOCK_BITMAP_CSUM_INVALID ||
-	    err == EXT2_ET_GDESC_BAD_BLOCK_MAP)
-		return lib_fail(t, E2TRIM_ERR_BITMAP_CSUM, "group %u: %s", g,
-				error_message(err));
-	return lib_fail(t, E2TRIM_ERR_BITMAP_READ, "group %u: %s", g,
-			error_message(err));
-}
-
 /* The first steps, shared by open and probe. */
 static errcode_t open_steps(struct e2trim *t, const char *path,
 			    const struct e2trim_options *opts)
@@ -540,28 +435,6 @@ errcode_t e2trim_open(struct e2trim *t, const char *path,
 		fill_geometry(t);
 	else
 		open_close(t);
-	return err;
-}
-
-errcode_t e2trim_check(struct e2trim *t)
-{
-	errcode_t err;
-
-	if (!t->fs)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
-	if (t->checked)
-		return 0;
-	/* the superblock's own gates ran in open_fs(), before MMP */
-	err = check_size(t);
-	/* the journal inode is found through the descriptors: them first */
-	if (!err)
-		err = check_descriptors(t);
-	if (!err)
-		err = journal_check(t);
-	if (!err)
-		err = open_bitmap(t);
-	if (!err)
-		t->checked = 1;
 	return err;
 }
 
