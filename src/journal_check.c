@@ -166,11 +166,15 @@ static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb)
 	    memcmp(esb.s_uuid, fs->super->s_journal_uuid, 16) ||
 	    esb.s_log_block_size > 6)
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
+	if (err)
+		goto out;
+	/* s_log_block_size is bounded above: the shift cannot overflow */
 	bs = EXT2_MIN_BLOCK_SIZE << esb.s_log_block_size;
 	/* block 1, or 2 on 1 KiB blocks (the superblock is block 1 there) */
-	if (!err && pread(fd, jsb, JSB_SIZE, (off_t)bs *
-			  ext2fs_journal_sb_start(bs)) != JSB_SIZE)
+	if (pread(fd, jsb, JSB_SIZE, (off_t)bs * ext2fs_journal_sb_start(bs)) !=
+	    JSB_SIZE)
 		err = EXT2_ET_SHORT_READ;
+out:
 	close(fd);
 	return err;
 }

@@ -28,18 +28,25 @@
 /* Read one number from /sys/dev/block/MAJ:MIN/<attr>; 0 if absent. */
 static uint64_t sysfs_u64(dev_t dev, const char *attr)
 {
-	char path[128];
-	unsigned long long val = 0;
+	char path[128], buf[32], *end;
+	unsigned long long val;
 	FILE *f;
+	int ok;
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(dev),
 		 minor(dev), attr);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	if (fscanf(f, "%llu", &val) != 1)
-		val = 0;
+	/* fgets, not fscanf: glibc's fclose can leak what scanf's ungetc took */
+	ok = fgets(buf, sizeof(buf), f) != NULL;
 	fclose(f);
+	if (!ok)
+		return 0;
+	errno = 0;
+	val = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return 0;
 	return val;
 }
 

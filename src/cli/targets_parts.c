@@ -24,7 +24,7 @@
 static int partition_device(dev_t rdev, unsigned int partno, char *buf,
 			    size_t len)
 {
-	char dir[64], path[PATH_MAX];
+	char dir[64], path[PATH_MAX], num[16];
 	struct dirent *de;
 	unsigned int n;
 	int found = 0;
@@ -44,7 +44,9 @@ static int partition_device(dev_t rdev, unsigned int partno, char *buf,
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		found = fscanf(f, "%u", &n) == 1 && n == partno;
+		/* fgets, not fscanf: see target_blkdev.c's sysfs_u64() */
+		found = fgets(num, sizeof(num), f) != NULL &&
+			sscanf(num, "%u", &n) == 1 && n == partno;
 		fclose(f);
 		if (found)
 			snprintf(buf, len, "/dev/%s", de->d_name);
