@@ -27,7 +27,9 @@
  * own at the same time.  One handle must not be used by two threads at
  * once.  The only process-wide effect is that e2trim_new() registers the
  * e2trim and ext2 error tables with libcom_err (once, thread-safely), so
- * that error_message() knows their codes.
+ * that error_message() knows their codes.  (The mount check and the
+ * external-journal lookup take a process-wide lock: the C library's mount
+ * table reader and libblkid's cache are not safe in two threads at once.)
  *
  * Link with `pkg-config --cflags --libs e2trim`.
  */

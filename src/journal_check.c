@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,8 @@ static void uuid_text(const __u8 *u, char *buf, size_t len)
 		 u[14], u[15]);
 }
 
+static pthread_mutex_t blkid_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /*
  * An external journal: found the way e2fsck finds it, by the UUID in the
  * superblock through libblkid.  Its own ext2 superblock (JOURNAL_DEV)
@@ -153,7 +156,10 @@ static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb)
 	int fd;
 
 	uuid_text(fs->super->s_journal_uuid, uuid, sizeof(uuid));
+	/* libblkid's cache file is shared: one lookup at a time */
+	pthread_mutex_lock(&blkid_lock);
 	dev = blkid_evaluate_tag("UUID", uuid, NULL);
+	pthread_mutex_unlock(&blkid_lock);
 	if (!dev)
 		return EXT2_ET_LOAD_EXT_JOURNAL;
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
