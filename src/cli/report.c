@@ -96,12 +96,14 @@ void report_allocated(const struct e2trim_control *ctl,
 
 	if (!ctl->verbose || ctl->quiet || !r->allocated_known)
 		return;
-	fprintf(out, "%s: %s%sallocated %s before, %s after, %s%s saved\n",
+	/* a split extent can cost the host a block of its extent tree */
+	fprintf(out, "%s: %s%sallocated %s before, %s after, %s %s\n",
 		ctl->device, r->image_format, r->image_format[0] ? " image " :
 		"image ", size_to_human(before, b, sizeof(b)),
-		size_to_human(after, a, sizeof(a)), after > before ? "-" : "",
+		size_to_human(after, a, sizeof(a)),
 		size_to_human(after > before ? after - before : before - after,
-			      s, sizeof(s)));
+			      s, sizeof(s)),
+		after > before ? "more" : "saved");
 }
 
 void report_partial(const struct e2trim_control *ctl,
