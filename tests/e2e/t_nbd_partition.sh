@@ -30,6 +30,21 @@ run_e2trim -n -p 3 "$q"
 assert_rc 11 "a partition that does not exist"
 assert_grep "no partition 3 (the gpt table has: 1, 2)" "$ERR" "missing partition message"
 
+# check_back QCOW2 WHAT: qemu-img check is clean; converted back to raw,
+# nothing outside the planned clusters changed, each planned cluster
+# reads as zeros, and e2fsck -fn is clean
+check_back() {
+	local q=$1 what=$2
+	qemu-img check "$q" >/dev/null 2>&1 || fail "$what: qemu-img check"
+	rm -f "$T/back.raw"
+	qemu-img convert -O raw "$q" "$T/back.raw" || fail "$what: convert back"
+	python3 "$here/same_outside.py" "$img" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
+		fail "$what: bytes outside the planned clusters changed"
+	python3 "$here/holes.py" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
+		fail "$what: a planned cluster is not zeros"
+	e2fsck -fn "$T/back.raw?offset=$off" >/dev/null 2>&1 || fail "$what: e2fsck after"
+}
+
 # trim: QCOW and OWNER are the image and who runs e2trim
 trim_p2() {
 	local q=$1 who=("${@:2}") alloc0 alloc1
@@ -41,14 +56,7 @@ trim_p2() {
 	alloc1=$(alloc_bytes "$q")
 	[ $(( (alloc0 - alloc1) * 10 )) -ge $((want * 9)) ] ||
 		fail "qcow2 shrank by $((alloc0 - alloc1)), less than 90 % of $want"
-	qemu-img check "$q" >/dev/null 2>&1 || fail "qemu-img check"
-	rm -f "$T/back.raw"
-	qemu-img convert -O raw "$q" "$T/back.raw" || fail "convert back"
-	python3 "$here/same_outside.py" "$img" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
-		fail "bytes outside the planned clusters changed"
-	python3 "$here/holes.py" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
-		fail "a planned cluster is not zeros"
-	e2fsck -fn "$T/back.raw?offset=$off" >/dev/null 2>&1 || fail "e2fsck after"
+	check_back "$q" "-p 2"
 	note "partition 2 in qcow2 ${who[*]}: $alloc0 -> $alloc1 bytes allocated"
 }
 cp "$q" "$T/orig.qcow2"
@@ -63,12 +71,7 @@ assert_grep "its ext partition: 2 (ext4)" "$ERR" "27 names partition 2"
 run_e2trim -v -p all "$T/all.qcow2"
 assert_rc 0 "-p all through NBD"
 assert_grep "partition 2: .*($want bytes) trimmed" "$OUT" "-p all: partition 2's bytes"
-rm -f "$T/back.raw"
-qemu-img convert -O raw "$T/all.qcow2" "$T/back.raw" || fail "convert back (-p all)"
-python3 "$here/same_outside.py" "$img" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
-	fail "-p all: bytes outside the planned clusters changed"
-python3 "$here/holes.py" "$T/back.raw" "$T/plan" "$cluster" >/dev/null ||
-	fail "-p all: a planned cluster is not zeros"
+check_back "$T/all.qcow2" "-p all"
 
 # a user who owns the image and nothing else
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
