@@ -28,6 +28,7 @@
 #include "open.h"
 #include "open_nbd.h"
 #include "partition.h"
+#include "sysfs.h"
 
 /*
  * libext2fs reads the mount table with getmntent(), whose one buffer all
@@ -67,7 +68,6 @@ static errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
 	struct dirent *de;
 	struct stat bst;
 	DIR *dir;
-	FILE *f;
 	errcode_t ret = 0;
 
 	dir = opendir("/sys/block");
@@ -78,14 +78,8 @@ static errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
 			 de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(backing, sizeof(backing), f))
-			backing[0] = '\0';
-		fclose(f);
-		backing[strcspn(backing, "\n")] = '\0';
-		if (stat(backing, &bst) || bst.st_dev != st->st_dev ||
+		if (sysfs_read_line(path, backing, sizeof(backing)) ||
+		    stat(backing, &bst) || bst.st_dev != st->st_dev ||
 		    bst.st_ino != st->st_ino)
 			continue;
 

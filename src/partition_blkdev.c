@@ -18,26 +18,9 @@
 #include <sys/sysmacros.h>
 
 #include "partition.h"
+#include "sysfs.h"
 
 #define LOOP_MAJOR 7
-
-/* Read the first line of /sys/dev/block/MAJ:MIN/<attr> into @buf. */
-static int sysfs_line(dev_t dev, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(dev),
-		 minor(dev), attr);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	buf[ok ? strcspn(buf, "\n") : 0] = '\0';
-	return ok ? 0 : -1;
-}
 
 /* The kernel's name of partition @partno of @dev ("loop0p2"), if any. */
 static int find_partition_dev(dev_t dev, unsigned int partno, char *out,

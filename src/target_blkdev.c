@@ -23,32 +23,8 @@
 #include <linux/loop.h>
 #include <linux/major.h>
 
+#include "sysfs.h"
 #include "target.h"
-
-/* Read one number from /sys/dev/block/MAJ:MIN/<attr>; 0 if absent. */
-static uint64_t sysfs_u64(dev_t dev, const char *attr)
-{
-	char path[128], buf[32], *end;
-	unsigned long long val;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(dev),
-		 minor(dev), attr);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	/* fgets, not fscanf: glibc's fclose can leak what scanf's ungetc took */
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return 0;
-	errno = 0;
-	val = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		return 0;
-	return val;
-}
 
 static int is_partition(dev_t dev)
 {
@@ -131,9 +107,7 @@ static int loop_backing(int fd, const struct stat *st, uint64_t *offset)
 {
 	struct loop_info64 li;
 	struct stat bst;
-	char path[4096], attr[64];
-	FILE *f;
-	size_t n;
+	char path[PATH_MAX];
 	int bfd;
 
 	if (major(st->st_rdev) != LOOP_MAJOR || is_partition(st->st_rdev))
@@ -141,16 +115,8 @@ static int loop_backing(int fd, const struct stat *st, uint64_t *offset)
 	memset(&li, 0, sizeof(li));
 	if (ioctl(fd, LOOP_GET_STATUS64, &li) || li.lo_encrypt_type)
 		return -1;
-	snprintf(attr, sizeof(attr), "/sys/dev/block/%u:%u/loop/backing_file",
-		 major(st->st_rdev), minor(st->st_rdev));
-	f = fopen(attr, "re");
-	if (!f)
+	if (sysfs_line(st->st_rdev, "loop/backing_file", path, sizeof(path)))
 		return -1;
-	n = fread(path, 1, sizeof(path) - 1, f);
-	fclose(f);
-	while (n && path[n - 1] == '\n')
-		n--;
-	path[n] = '\0';
 	bfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (bfd < 0)
 		return -1;
