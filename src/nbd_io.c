@@ -115,14 +115,11 @@ static void nbd_why(char *why, size_t len)
 	snprintf(why, len, "%s", e ? e : "cannot connect");
 }
 
-enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
-				     char *why, size_t len)
+/* After a connect call that returned @rc: its capabilities, or why not. */
+static enum nbd_open_fail connected(struct nbd_conn **out, int rc, char *why,
+				    size_t len)
 {
-	enum nbd_open_fail rc = new_conn(out, why, len);
-
-	if (rc)
-		return rc;
-	if (nbd_connect_uri((*out)->h, uri) == -1) {
+	if (rc == -1) {
 		nbd_why(why, len);
 		nbd_conn_close(*out);
 		*out = NULL;
@@ -130,6 +127,16 @@ enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
 	}
 	read_caps(*out);
 	return NBD_OPEN_OK;
+}
+
+enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
+				     char *why, size_t len)
+{
+	enum nbd_open_fail rc = new_conn(out, why, len);
+
+	if (rc)
+		return rc;
+	return connected(out, nbd_connect_uri((*out)->h, uri), why, len);
 }
 
 /*
@@ -185,14 +192,9 @@ enum nbd_open_fail nbd_conn_open_argv(struct nbd_conn **out, char **argv,
 
 	if (rc)
 		return rc;
-	if (nbd_connect_systemd_socket_activation((*out)->h, argv) == -1) {
-		nbd_why(why, len);
-		nbd_conn_close(*out);
-		*out = NULL;
-		return NBD_OPEN_FAILED;
-	}
-	read_caps(*out);
-	return NBD_OPEN_OK;
+	return connected(out,
+			 nbd_connect_systemd_socket_activation((*out)->h, argv),
+			 why, len);
 }
 
 enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,

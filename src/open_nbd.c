@@ -21,6 +21,7 @@
 #include "image_format.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
+#include "partition_int.h"
 
 /* The refusals before the first read: server that cannot trim, lock. */
 static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
@@ -125,30 +126,17 @@ static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-static uint64_t le64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* The entry array the GPT header at @lba (sector size @ss) names. */
 static int copy_gpt_entries(struct e2trim *t, int fd, unsigned int ss,
 			    uint64_t lba)
 {
-	unsigned char h[92];
-	uint64_t len;
+	uint64_t off, len;
 
-	if (pread(fd, h, sizeof(h), (off_t)(lba * ss)) != (ssize_t)sizeof(h) ||
-	    memcmp(h, "EFI PART", 8))
+	if (gpt_entries_extent(fd, ss, lba, &off, &len))
 		return 0;
-	len = (le64(h + 80) & 0xffffffff) * (le64(h + 84) & 0xffffffff);
 	if (len > SHADOW_MAX_ENTRIES)
 		len = SHADOW_MAX_ENTRIES;
-	return copy_range(t, fd, le64(h + 72) * ss, len);
+	return copy_range(t, fd, off, len);
 }
 
 /*

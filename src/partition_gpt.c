@@ -74,6 +74,19 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+int gpt_entries_extent(int fd, unsigned int ss, uint64_t lba,
+		       uint64_t *off_bytes, uint64_t *len_bytes)
+{
+	unsigned char h[GPT_HDR_MIN];
+
+	if (read_at(fd, h, sizeof(h), lba * ss) ||
+	    memcmp(h + GPT_SIG, "EFI PART", 8))
+		return -1;
+	*off_bytes = le64(h + GPT_ENT_LBA) * ss;
+	*len_bytes = (uint64_t)le32(h + GPT_ENT_NUM) * le32(h + GPT_ENT_SIZE);
+	return 0;
+}
+
 /* Keep the used entries of a whole array: type GUID not all zeroes. */
 static int keep_entries(const unsigned char *arr, uint32_t num, uint32_t size,
 			struct gpt_state *st)

@@ -43,4 +43,12 @@ int gpt_check(int fd, unsigned int ss, uint64_t disk_bytes,
 
 void gpt_free(struct gpt_state *st);
 
+/*
+ * Where the GPT header at @lba (@ss-byte sectors) of @fd says its entry
+ * array lies, in bytes, unchecked (open_nbd.c copies it for the checks
+ * above).  -1 when no "EFI PART" header is there.
+ */
+int gpt_entries_extent(int fd, unsigned int ss, uint64_t lba,
+		       uint64_t *off_bytes, uint64_t *len_bytes);
+
 #endif /* E2TRIM_PARTITION_INT_H */
