@@ -367,6 +367,10 @@ struct e2trim_partition {
 	uint64_t start_bytes;
 	uint64_t size_bytes;
 	char fs_type[8];		/* "ext2", "ext3", "ext4"; "" if none */
+	char device[64];		/* of a whole-disk block device: the
+					   partition's own ("/dev/sdb2"); ""
+					   for an image, or when the kernel
+					   made none (loop without -P) */
 };
 
 /*

@@ -486,6 +486,8 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 			close(fd);
 	} else if (!err) {
 		err = partition_list(t, t->fd, out, n);
+		if (!err && t->is_blkdev)
+			partition_devices(t->fd, *out, *n);
 	}
 	open_close(t);
 	free(t->path);

@@ -77,6 +77,12 @@ errcode_t partition_on_blkdev(struct e2trim *et, int fd,
 			       unsigned int partno);
 
 /*
+ * Each partition's own device of the whole-disk block device @fd, as the
+ * kernel named it in sysfs ("/dev/sdb2"), into p[i].device.
+ */
+void partition_devices(int fd, struct e2trim_partition *p, unsigned int n);
+
+/*
  * Every partition of the table in @fd that can hold a filesystem (not
  * the extended containers), in table order, once the whole table has
  * been checked as for partition_locate(); *@out is malloc'd.

@@ -50,6 +50,25 @@ static int find_partition_dev(dev_t dev, unsigned int partno, char *out,
 	return found;
 }
 
+void partition_devices(int fd, struct e2trim_partition *p, unsigned int n)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	unsigned int i;
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!find_partition_dev(st.st_rdev, p[i].partno, name,
+					sizeof(name)))
+			continue;
+		/* a name cut short would be another device: none instead */
+		if (snprintf(p[i].device, sizeof(p[i].device), "/dev/%s",
+			     name) >= (int)sizeof(p[i].device))
+			p[i].device[0] = '\0';
+	}
+}
+
 static int loop_partscan(dev_t dev)
 {
 	char val[16];

@@ -6,61 +6,24 @@
  * root, no loop device); a whole-disk block device's through their own
  * devices (/dev/sdb2), found in sysfs, since the kernel refuses an
  * exclusive open of the disk while a partition of it is held, and the
- * other way round.  Partitions without an ext filesystem (FAT, swap, a
+ * other way round (the library names them: e2trim_partition.device).
+ * Partitions without an ext filesystem (FAT, swap, a
  * BIOS boot partition) are left alone: they are not targets.  The
  * library reads and checks the whole table first, as for -p N.
  */
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "targets.h"
 
-/* The device of partition @partno of disk @rdev, from sysfs: "/dev/sdb2". */
-static int partition_device(dev_t rdev, unsigned int partno, char *buf,
-			    size_t len)
-{
-	char dir[64], path[PATH_MAX], num[16];
-	struct dirent *de;
-	unsigned int n;
-	int found = 0;
-	FILE *f;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(rdev),
-		 minor(rdev));
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/partition", dir,
-			 de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		/* fgets, not fscanf: see target_blkdev.c's sysfs_u64() */
-		found = fgets(num, sizeof(num), f) != NULL &&
-			sscanf(num, "%u", &n) == 1 && n == partno;
-		fclose(f);
-		if (found)
-			snprintf(buf, len, "/dev/%s", de->d_name);
-	}
-	closedir(d);
-	return found ? 0 : -1;
-}
-
 /* One entry of the new list for partition @p of @r. */
 static int add_partition(struct target_list *nl, const struct target_rec *r,
-			 const struct e2trim_partition *p, dev_t rdev,
-			 int blkdev)
+			 const struct e2trim_partition *p, int blkdev)
 {
-	char label[PATH_MAX + 32], dev[PATH_MAX];
+	char label[PATH_MAX + 32];
 	struct target_rec *q = target_add(nl, r->name);
 
 	if (!q)
@@ -77,7 +40,7 @@ static int add_partition(struct target_list *nl, const struct target_rec *r,
 		return q->label ? 0 : -1;
 	}
 	/* a device's partition: its own device, without -p */
-	if (partition_device(rdev, p->partno, dev, sizeof(dev))) {
+	if (!p->device[0]) {
 		snprintf(label, sizeof(label), "%s, partition %u", r->name,
 			 p->partno);
 		free(q->label);
@@ -92,8 +55,8 @@ static int add_partition(struct target_list *nl, const struct target_rec *r,
 	}
 	free(q->label);
 	free(q->path);
-	q->label = strdup(dev);
-	q->path = strdup(dev);
+	q->label = strdup(p->device);
+	q->path = strdup(p->device);
 	if (!q->label || !q->path)
 		return -1;
 	target_identify(q);
@@ -120,7 +83,7 @@ static int expand(struct target_list *nl, const struct target_rec *r)
 		if (!p[i].fs_type[0])
 			continue;
 		next++;
-		ret = add_partition(nl, r, &p[i], st.st_rdev, blkdev);
+		ret = add_partition(nl, r, &p[i], blkdev);
 	}
 	if (!err && !next && !ret)
 		err = E2TRIM_ERR_NO_EXT_PARTITION;
