@@ -79,6 +79,9 @@ struct target {
 	unsigned int dryrun : 1;
 	unsigned int zero_write : 1;	/* TRIM_ZERO_FILL: write, never ask
 					 * the host to zero (tests) */
+	unsigned int zero_read : 1;	/* TRIM_ZERO_FILL: read everything
+					 * first, even where the host could
+					 * zero it unread (tests) */
 	const volatile sig_atomic_t *stop;	/* non-zero: no new request */
 	struct target_stats stats;	/* requests that completed */
 	int error;			/* -errno of the first that failed */

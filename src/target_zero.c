@@ -6,12 +6,21 @@
  * compressed or made sparse afterwards (qemu-img convert -S, fallocate
  * --dig-holes): every free block ends up zero.  Zeroing everything would
  * allocate every hole of a sparse image and every unmapped block of a thin
- * volume, so the free space is read first and only the parts that hold
- * something are zeroed, without writing data where the host can: unwritten
- * extents in a file, WRITE ZEROES on a device.  zerofree reads one block
- * per system call; here the reads are large and many are in flight, so the
- * device always has work queued, and the check for zeros runs at memory
- * speed.  A loop device is read through its backing file.
+ * volume, so holes are skipped (SEEK_DATA) and the rest is zeroed without
+ * writing data where the host can: unwritten extents in a file, WRITE
+ * ZEROES on a device.
+ *
+ * An image file (or a loop device's backing file) whose host zeroes a
+ * range by marking it unwritten needs no reading at all: its data ranges
+ * are zeroed that way as they are, which neither grows the file nor
+ * writes a byte, and costs less than reading them would.  Everything else
+ * is read first and only what is not zero is zeroed: a block device (a
+ * thin volume would allocate what WRITE ZEROES touches), a host that
+ * cannot zero ranges, and blocks shared with another file (reflinks),
+ * which zeroing would unshare.  zerofree reads one block per system call;
+ * here the reads are large and many are in flight, so the device always
+ * has work queued, and the check for zeros runs at memory speed.  A loop
+ * device is read through its backing file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +33,8 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 
+#include "fiemap.h"
+#include "sysfs.h"
 #include "target.h"
 
 #ifdef HAVE_LIBURING
@@ -56,6 +67,7 @@ struct zf_bufs {
 	uint64_t roff;			/* where the device starts in it */
 	int is_blk;			/* t->fd is a block device */
 	enum zf_how how;
+	int unread;			/* data ranges zeroed without a read */
 	struct {
 		uint64_t start, len;	/* bytes of the filesystem */
 	} slot[ZF_DEPTH];
@@ -83,37 +95,63 @@ static int open_direct(int fd, int dryrun)
 	return open(path, (dryrun ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_DIRECT);
 }
 
+/*
+ * Whether data ranges may be zeroed unread: only where the back end skips
+ * holes (next_data), in an image file, or through a loop device that
+ * passes WRITE ZEROES on to its backing file as ZERO_RANGE (without, the
+ * kernel would write zero pages: no cheaper than reading).
+ */
+static int can_zero_unread(const struct target *t, const struct zf_bufs *z,
+			   const struct stat *st)
+{
+	if (t->zero_write || t->zero_read || !t->ops->next_data)
+		return 0;
+	if (!z->is_blk)
+		return 1;
+	return z->rfd >= 0 &&
+	       sysfs_u64(st->st_rdev, "queue/write_zeroes_max_bytes") > 0;
+}
+
 static int zf_get(struct target *t, struct zf_bufs **out)
 {
 	struct zf_bufs *z = t->zero_fill;
 	struct stat st;
-	void *mem;
 	unsigned int i;
 
 	if (!z) {
 		z = calloc(1, sizeof(*z));
-		if (!z || posix_memalign(&mem, 4096,
-					 (ZF_DEPTH + 1) * (size_t)ZF_CHUNK)) {
-			free(z);
+		if (!z)
 			return -ENOMEM;
-		}
-		z->mem = mem;
-		z->zeros = slot_buf(z, ZF_DEPTH);
-		/* all of it: valgrind cannot see io_uring fill the buffers */
-		memset(z->mem, 0, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK);
 		z->is_blk = !fstat(t->fd, &st) && S_ISBLK(st.st_mode);
 		z->dfd = z->is_blk ? open_direct(t->fd, t->dryrun) : -1;
 		z->rfd = z->is_blk ? target_loop_backing(t, &z->roff) : -1;
 		z->how = t->zero_write ? ZF_HOW_WRITE : ZF_HOW_RANGE;
+		z->unread = can_zero_unread(t, z, &st);
 		for (i = 0; i < ZF_DEPTH; i++)
 			z->free[z->nfree++] = i;
-#ifdef HAVE_LIBURING
-		z->ring_init = io_uring_queue_init(ZF_DEPTH, &z->ring, 0) == 0;
-		z->ring_ok = z->ring_init;
-#endif
 		t->zero_fill = z;
 	}
 	*out = z;
+	return 0;
+}
+
+/* The buffers and the ring, on the first range that is to be read. */
+static int zf_read_setup(struct zf_bufs *z)
+{
+	void *mem;
+
+	if (z->mem)
+		return 0;
+	if (posix_memalign(&mem, 4096, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK))
+		return -ENOMEM;
+	z->mem = mem;
+	z->zeros = slot_buf(z, ZF_DEPTH);
+	/* all of it: valgrind cannot see io_uring fill the buffers */
+	memset(z->mem, 0, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK);
+#ifdef HAVE_LIBURING
+	z->ring_init = io_uring_queue_init(ZF_DEPTH, &z->ring, 0) == 0;
+	z->ring_ok = z->ring_init;
+#endif
 	return 0;
 }
 
@@ -235,6 +273,40 @@ static int zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
 	}
 	t->stats.requests++;
 	t->stats.zeroed_bytes += len;
+	return 0;
+}
+
+/*
+ * From @start, data in the image file (its holes were skipped): the run
+ * up to *@next (at most @end) of the file's own written extents, zeroed
+ * by the host without being read, as the whole of it is to be zero.  0
+ * when done; 1 when [start, *next) is to be read instead: unwritten,
+ * shared, or a host that cannot say or cannot zero (then from now on,
+ * unless it refused only this range); or -errno.
+ */
+static int zero_unread(struct target *t, struct zf_bufs *z, uint64_t start,
+		       uint64_t end, uint64_t *next)
+{
+	uint64_t off = (z->rfd >= 0 ? z->roff : 0) + t->base_bytes, run;
+	int rc = fiemap_own_data(z->rfd >= 0 ? z->rfd : t->fd, off + start,
+				 off + end, &run);
+
+	*next = rc < 0 ? end : run - off;
+	if (rc < 0)
+		z->unread = 0;
+	if (rc <= 0)
+		return 1;
+	if (!t->dryrun) {
+		rc = zero_range(t, z, start, *next - start);
+		if (rc == 1 && z->how == ZF_HOW_WRITE)
+			z->unread = 0;
+		if (rc)
+			return rc;
+	}
+	t->stats.requests++;
+	t->stats.zeroed_bytes += *next - start;
+	t->stats.bytes += *next - start;
+	target_progress(t);
 	return 0;
 }
 
@@ -458,20 +530,61 @@ static int zero_fill_ring(struct target *t, struct zf_bufs *z, uint64_t pos,
 
 #endif
 
+/* Read [start, end) of the filesystem and zero what is not zero. */
+static int zero_fill_read(struct target *t, struct zf_bufs *z,
+			  uint64_t start, uint64_t end)
+{
+	int rc;
+
+	if (start >= end)
+		return t->error;
+	rc = zf_read_setup(z);
+	if (rc)
+		return fail(t, start, rc);
+#ifdef HAVE_LIBURING
+	if (z->ring_ok)
+		return zero_fill_ring(t, z, start, end);
+#endif
+	return zero_fill_sync(t, z, start, end);
+}
+
+/*
+ * Of [start, end), the part [*a, *b) that starts and ends on ZF_UNIT of
+ * the host file; 0 when there is none.  A unit only partly free is read
+ * instead: zeroing its free part would leave it a written block, which a
+ * second run would find (and zero) again.
+ */
+static int unit_span(const struct target *t, const struct zf_bufs *z,
+		     uint64_t start, uint64_t end, uint64_t *a, uint64_t *b)
+{
+	uint64_t off = (z->rfd >= 0 ? z->roff : 0) + t->base_bytes;
+
+	*a = (off + start + ZF_UNIT - 1) / ZF_UNIT * ZF_UNIT - off;
+	*b = (off + end) / ZF_UNIT * ZF_UNIT - off;
+	return *a < *b;
+}
+
 int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 			uint64_t len_bytes)
 {
+	uint64_t end = start_bytes + len_bytes, a, b, pos, next;
 	struct zf_bufs *z;
 	int rc = zf_get(t, &z);
 
 	if (rc)
 		return fail(t, start_bytes, rc);
-#ifdef HAVE_LIBURING
-	if (z->ring_ok)
-		return zero_fill_ring(t, z, start_bytes,
-				      start_bytes + len_bytes);
-#endif
-	return zero_fill_sync(t, z, start_bytes, start_bytes + len_bytes);
+	if (!z->unread || !unit_span(t, z, start_bytes, end, &a, &b))
+		return zero_fill_read(t, z, start_bytes, end);
+	rc = zero_fill_read(t, z, start_bytes, a);
+	for (pos = a; !rc && pos < b; pos = next) {
+		if (target_stopped(t))
+			return 1;
+		next = b;
+		rc = z->unread ? zero_unread(t, z, pos, b, &next) : 1;
+		if (rc == 1)
+			rc = zero_fill_read(t, z, pos, next);
+	}
+	return rc ? rc : zero_fill_read(t, z, b, end);
 }
 
 int target_zero_fill_finish(struct target *t)
