@@ -41,9 +41,11 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
-	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin
+	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin \
+	   xfsprogs
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
-	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo
+	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo \
+	    mkfs.xfs
 
 ifeq ($(SANITIZE),1)
 B := build-san

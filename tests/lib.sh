@@ -252,6 +252,52 @@ print(h.hexdigest())' "$img" "$bs" "$count"
 }
 
 file_md5() { md5sum "$1" | cut -d' ' -f1; }
+
+# free_stats IMG: "nonzero_bytes zero_bytes" of the free blocks, per block.
+free_stats() {
+	local bs
+	bs=$(dumpe2fs -h "$1" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	free_block_ranges "$1" | python3 -c '
+import sys
+img, bs = sys.argv[1], int(sys.argv[2])
+nz = z = 0
+zero = bytes(bs)
+with open(img, "rb") as f:
+    for line in sys.stdin:
+        a, b = map(int, line.split())
+        f.seek(a * bs)
+        for _ in range(a, b + 1):
+            if f.read(bs) == zero: z += bs
+            else: nz += bs
+print(nz, z)' "$1" "$bs"
+}
+
+# extent_bytes IMG: "mapped unwritten" bytes of IMG's extents (FIEMAP),
+# or "- -" where the host filesystem has no FIEMAP.
+extent_bytes() {
+	python3 - "$1" <<'PY'
+import fcntl, os, struct, sys
+FS_IOC_FIEMAP, UNWRITTEN, LAST, N = 0xC020660B, 0x800, 0x1, 512
+fd = os.open(sys.argv[1], os.O_RDONLY)
+start = mapped = unwritten = 0
+while True:
+    buf = bytearray(struct.pack("=QQIIII", start, 2**64 - 1 - start, 1, 0, N, 0) + bytes(56 * N))
+    try:
+        fcntl.ioctl(fd, FS_IOC_FIEMAP, buf)
+    except OSError:
+        print("- -"); sys.exit(0)
+    n = struct.unpack_from("=I", buf, 20)[0]
+    last = False
+    for i in range(n):
+        log, phys, ln, _, _, flags = struct.unpack_from("=QQQQQI", buf, 32 + 56 * i)
+        mapped += ln
+        if flags & UNWRITTEN: unwritten += ln
+        start = log + ln
+        last = last or flags & LAST
+    if n == 0 or last: break
+print(mapped, unwritten)
+PY
+}
 alloc_bytes() { echo $(( $(stat -c %b "$1") * 512 )); }
 
 # Loop devices made by a test are detached when it exits.

@@ -113,7 +113,7 @@ void report_partial(const struct e2trim_control *ctl,
 
 	if (ctl->opts.mode == E2TRIM_ZERO_FILL) {
 		warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) of "
-			     "the free space read, %s zeroed; the rest is "
+			     "the free space, %s zeroed; the rest is "
 			     "untouched", why,
 			     size_to_human(r->bytes_trimmed, h, sizeof(h)),
 			     r->bytes_trimmed,
