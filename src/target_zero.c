@@ -17,10 +17,8 @@
  * is read first and only what is not zero is zeroed: a block device (a
  * thin volume would allocate what WRITE ZEROES touches), a host that
  * cannot zero ranges, and blocks shared with another file (reflinks),
- * which zeroing would unshare.  zerofree reads one block per system call;
- * here the reads are large and many are in flight, so the device always
- * has work queued, and the check for zeros runs at memory speed.  A loop
- * device is read through its backing file.
+ * which zeroing would unshare (target_zero_read.c reads).  A loop device
+ * is read through its backing file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,55 +34,7 @@
 #include "fiemap.h"
 #include "sysfs.h"
 #include "target.h"
-
-#ifdef HAVE_LIBURING
-#include <liburing.h>
-#endif
-
-#define ZF_CHUNK	(1u << 20)	/* bytes read at once, at most */
-#define ZF_DEPTH	16		/* pieces in flight */
-#define ZF_AHEAD	(16u << 20)	/* without io_uring: readahead asked */
-#define ZF_WITHDRAWN	ZF_DEPTH	/* user_data of no piece */
-/*
- * The free space is zeroed in whole units of this size at file offsets
- * that are multiples of it (cut at the extent's ends): a host or device
- * block, so that a partly zeroed unit does not become a read-modify-write
- * (nor, in a file, a written block beside an unwritten extent).
- */
-#define ZF_UNIT		4096u
-
-/* How the units that hold something are zeroed. */
-enum zf_how {
-	ZF_HOW_RANGE,			/* ZERO_RANGE or BLKZEROOUT */
-	ZF_HOW_WRITE,			/* zeros written (the host cannot) */
-};
-
-struct zf_bufs {
-	unsigned char *mem;		/* ZF_DEPTH buffers, then the zeros */
-	unsigned char *zeros;		/* ZF_CHUNK bytes of zeros */
-	int dfd;			/* O_DIRECT on a block device, or -1 */
-	int rfd;			/* a loop device's backing file, or -1 */
-	uint64_t roff;			/* where the device starts in it */
-	int is_blk;			/* t->fd is a block device */
-	enum zf_how how;
-	int unread;			/* data ranges zeroed without a read */
-	struct {
-		uint64_t start, len;	/* bytes of the filesystem */
-	} slot[ZF_DEPTH];
-	unsigned int free[ZF_DEPTH];	/* stack of unused slots */
-	unsigned int nfree;
-	int ring_init;			/* the ring was set up */
-	int ring_ok;			/* pieces go through the ring */
-	int broken;			/* a wait failed: stop waiting */
-#ifdef HAVE_LIBURING
-	struct io_uring ring;
-#endif
-};
-
-static unsigned char *slot_buf(struct zf_bufs *z, unsigned int i)
-{
-	return z->mem + (size_t)i * ZF_CHUNK;
-}
+#include "target_zero_int.h"
 
 /* A block device gets a direct descriptor of its own; else -1. */
 static int open_direct(int fd, int dryrun)
@@ -135,59 +85,13 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 	return 0;
 }
 
-/* The buffers and the ring, on the first range that is to be read. */
-static int zf_read_setup(struct zf_bufs *z)
-{
-	void *mem;
-
-	if (z->mem)
-		return 0;
-	if (posix_memalign(&mem, 4096, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK))
-		return -ENOMEM;
-	z->mem = mem;
-	z->zeros = slot_buf(z, ZF_DEPTH);
-	/* all of it: valgrind cannot see io_uring fill the buffers */
-	memset(z->mem, 0, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK);
-#ifdef HAVE_LIBURING
-	z->ring_init = io_uring_queue_init(ZF_DEPTH, &z->ring, 0) == 0;
-	z->ring_ok = z->ring_init;
-#endif
-	return 0;
-}
-
-static int all_zero(const unsigned char *p, size_t n)
-{
-	/* the first byte zero and every byte equal to the one before */
-	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
-}
-
-static int fail(struct target *t, uint64_t at, int err)
+int zf_fail(struct target *t, uint64_t at, int err)
 {
 	if (!t->error) {
 		t->error = err < 0 ? err : -EIO;
 		t->error_start = at;
 	}
 	return t->error;
-}
-
-/* All of [off, off + n) of the file into @buf; a short file is an error. */
-static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
-{
-	ssize_t r;
-
-	while (n) {
-		r = pread(fd, buf, n, off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EIO;	/* past the end: the gates say never */
-		buf += r;
-		n -= r;
-		off += r;
-	}
-	return 0;
 }
 
 /* Zeros written over [start, start + len) of the filesystem. */
@@ -210,7 +114,7 @@ static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return fail(t, start, w < 0 ? -errno : -EIO);
+			return zf_fail(t, start, w < 0 ? -errno : -EIO);
 		len -= w;
 		off += w;
 		start += w;
@@ -254,11 +158,11 @@ static int zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
 	case EINVAL:		/* an edge not on 512 bytes, say: this once */
 		return 1;
 	}
-	return fail(t, start, -errno);
+	return zf_fail(t, start, -errno);
 }
 
 /* Zeros over [start, start + len) of the filesystem, then count it. */
-static int zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
+int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
 		    uint64_t len)
 {
 	int rc = 1;
@@ -311,244 +215,6 @@ static int zero_unread(struct target *t, struct zf_bufs *z, uint64_t start,
 }
 
 /*
- * One piece read into @buf, [start, start + n) of the filesystem: the
- * units that hold something, run together, are written with zeros.
- */
-static int zero_chunk(struct target *t, struct zf_bufs *z,
-		      const unsigned char *buf, uint64_t start, uint64_t n)
-{
-	uint64_t base = t->base_bytes, pos = start, end = start + n;
-	uint64_t run = 0, run_len = 0, next;
-	int rc;
-
-	while (pos < end) {
-		/* the unit's end, on a multiple of ZF_UNIT of the file */
-		next = (base + pos) / ZF_UNIT * ZF_UNIT + ZF_UNIT - base;
-		if (next > end)
-			next = end;
-		if (all_zero(buf + (pos - start), next - pos)) {
-			t->stats.zero_bytes += next - pos;
-			if (run_len) {
-				rc = zero_run(t, z, run, run_len);
-				if (rc)
-					return rc;
-				run_len = 0;
-			}
-		} else if (run_len) {
-			run_len += next - pos;
-		} else {
-			run = pos;
-			run_len = next - pos;
-		}
-		pos = next;
-	}
-	if (run_len)
-		return zero_run(t, z, run, run_len);
-	return 0;
-}
-
-
-/*
- * Piece [start, start + n) into @buf, synchronously: direct on a block
- * device, buffered where the device refuses the alignment (from then on).
- */
-static int read_piece(struct target *t, struct zf_bufs *z, unsigned char *buf,
-		      uint64_t start, uint64_t n)
-{
-	off_t off = (off_t)(t->base_bytes + start);
-	int rc = -EINVAL;
-
-	if (z->rfd >= 0)
-		return read_full(z->rfd, buf, n, (off_t)z->roff + off);
-	if (z->dfd >= 0)
-		rc = read_full(z->dfd, buf, n, off);
-	if (rc == -EINVAL && z->dfd >= 0) {
-		close(z->dfd);
-		z->dfd = -1;
-	}
-	if (rc == -EINVAL)
-		rc = read_full(t->fd, buf, n, off);
-	return rc;
-}
-
-/* A piece read whole: zeros where it is not zero, then count it. */
-static int piece_done(struct target *t, struct zf_bufs *z,
-		      const unsigned char *buf, uint64_t start, uint64_t n)
-{
-	int rc = zero_chunk(t, z, buf, start, n);
-
-	if (rc)
-		return rc;
-	t->stats.bytes += n;
-	target_progress(t);
-	return 0;
-}
-
-/* Without a ring: one piece after the other, the kernel reading ahead. */
-static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
-			  uint64_t end)
-{
-	uint64_t n, ahead;
-	int rc;
-
-	while (pos < end) {
-		if (target_stopped(t))
-			return 1;
-		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
-		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
-		if (ahead && (z->rfd >= 0 || z->dfd < 0))
-			posix_fadvise(z->rfd >= 0 ? z->rfd : t->fd,
-				      (off_t)(z->roff + t->base_bytes + pos + n),
-				      (off_t)ahead, POSIX_FADV_WILLNEED);
-		rc = read_piece(t, z, slot_buf(z, 0), pos, n);
-		if (rc)
-			return fail(t, pos, rc);
-		rc = piece_done(t, z, slot_buf(z, 0), pos, n);
-		if (rc)
-			return rc;
-		pos += n;
-	}
-	return 0;
-}
-
-#ifdef HAVE_LIBURING
-static void zq_reap(struct target *t, struct zf_bufs *z, int wait);
-
-/* Every piece in flight, done. */
-static void zq_drain(struct target *t, struct zf_bufs *z)
-{
-	while (z->ring_init && z->nfree < ZF_DEPTH && !z->broken)
-		zq_reap(t, z, 1);
-}
-
-/*
- * Pieces the ring has read: each is checked and zeroed where it must be
- * (in the order they complete: no two overlap), its slot freed.  A piece
- * the ring did not return whole is read again synchronously.  Once a
- * piece failed, the others are only reaped.  With @wait, wait for one.
- */
-static void zq_reap(struct target *t, struct zf_bufs *z, int wait)
-{
-	struct io_uring_cqe *cqe;
-	unsigned int i;
-	int rc, res;
-
-	while (wait && !z->broken) {
-		rc = io_uring_wait_cqe(&z->ring, &cqe);
-		if (rc == 0)
-			break;
-		if (rc == -EINTR)
-			continue;
-		/* the pieces in flight cannot be accounted for */
-		z->broken = 1;
-		fail(t, 0, rc);
-		return;
-	}
-	while (io_uring_peek_cqe(&z->ring, &cqe) == 0) {
-		i = cqe->user_data;
-		res = cqe->res;
-		io_uring_cqe_seen(&z->ring, cqe);
-		if (i >= ZF_DEPTH)
-			continue;
-		z->free[z->nfree++] = i;
-		if (t->error)
-			continue;
-		rc = 0;
-		if (res < 0 || (uint64_t)res != z->slot[i].len)
-			rc = read_piece(t, z, slot_buf(z, i), z->slot[i].start,
-					z->slot[i].len);
-		if (rc)
-			fail(t, z->slot[i].start, rc);
-		else
-			piece_done(t, z, slot_buf(z, i), z->slot[i].start,
-				   z->slot[i].len);
-	}
-}
-
-/* Queue one piece; if the ring will not take it, read it here. */
-static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
-		    uint64_t n)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&z->ring);
-	unsigned int i = z->free[--z->nfree];
-	int rc;
-
-	z->slot[i].start = start;
-	z->slot[i].len = n;
-	/* never NULL: at most ZF_DEPTH entries, each submitted at once */
-	if (z->rfd >= 0)
-		io_uring_prep_read(sqe, z->rfd, slot_buf(z, i), n,
-				   z->roff + t->base_bytes + start);
-	else
-		io_uring_prep_read(sqe, z->dfd >= 0 ? z->dfd : t->fd,
-				   slot_buf(z, i), n, t->base_bytes + start);
-	sqe->user_data = i;
-	do
-		rc = io_uring_submit(&z->ring);
-	while (rc == -EINTR);
-	if (rc > 0)
-		return 0;
-	/* not consumed: withdraw it, and read without the ring from now */
-	io_uring_prep_nop(sqe);
-	sqe->user_data = ZF_WITHDRAWN;
-	z->free[z->nfree++] = i;
-	z->ring_ok = 0;
-	rc = read_piece(t, z, slot_buf(z, i), start, n);
-	if (rc)
-		return fail(t, start, rc);
-	return piece_done(t, z, slot_buf(z, i), start, n);
-}
-
-static int zero_fill_ring(struct target *t, struct zf_bufs *z, uint64_t pos,
-			  uint64_t end)
-{
-	uint64_t n;
-
-	while (pos < end && z->ring_ok) {
-		if (target_stopped(t))
-			return 1;
-		if (t->error)
-			return t->error;
-		if (z->nfree == 0) {
-			zq_reap(t, z, 1);
-			if (z->broken)
-				return t->error;
-			continue;
-		}
-		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
-		if (zq_queue(t, z, pos, n))
-			return t->error;
-		pos += n;
-		zq_reap(t, z, 0);
-	}
-	if (t->error || pos == end)
-		return t->error;
-	/* the ring failed: the synchronous path reuses slot 0's buffer */
-	zq_drain(t, z);
-	return t->error ? t->error : zero_fill_sync(t, z, pos, end);
-}
-
-#endif
-
-/* Read [start, end) of the filesystem and zero what is not zero. */
-static int zero_fill_read(struct target *t, struct zf_bufs *z,
-			  uint64_t start, uint64_t end)
-{
-	int rc;
-
-	if (start >= end)
-		return t->error;
-	rc = zf_read_setup(z);
-	if (rc)
-		return fail(t, start, rc);
-#ifdef HAVE_LIBURING
-	if (z->ring_ok)
-		return zero_fill_ring(t, z, start, end);
-#endif
-	return zero_fill_sync(t, z, start, end);
-}
-
-/*
  * Of [start, end), the part [*a, *b) that starts and ends on ZF_UNIT of
  * the host file; 0 when there is none.  A unit only partly free is read
  * instead: zeroing its free part would leave it a written block, which a
@@ -572,19 +238,19 @@ int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 	int rc = zf_get(t, &z);
 
 	if (rc)
-		return fail(t, start_bytes, rc);
+		return zf_fail(t, start_bytes, rc);
 	if (!z->unread || !unit_span(t, z, start_bytes, end, &a, &b))
-		return zero_fill_read(t, z, start_bytes, end);
-	rc = zero_fill_read(t, z, start_bytes, a);
+		return zf_read(t, z, start_bytes, end);
+	rc = zf_read(t, z, start_bytes, a);
 	for (pos = a; !rc && pos < b; pos = next) {
 		if (target_stopped(t))
 			return 1;
 		next = b;
 		rc = z->unread ? zero_unread(t, z, pos, b, &next) : 1;
 		if (rc == 1)
-			rc = zero_fill_read(t, z, pos, next);
+			rc = zf_read(t, z, pos, next);
 	}
-	return rc ? rc : zero_fill_read(t, z, b, end);
+	return rc ? rc : zf_read(t, z, b, end);
 }
 
 int target_zero_fill_finish(struct target *t)
@@ -593,12 +259,10 @@ int target_zero_fill_finish(struct target *t)
 
 	if (!z)
 		return t->error;
-#ifdef HAVE_LIBURING
-	zq_drain(t, z);
-#endif
+	zf_read_drain(t, z);
 	/* what was written is on the device before e2trim says so */
 	if (!t->dryrun && t->stats.zeroed_bytes && fdatasync(t->fd))
-		fail(t, 0, -errno);
+		zf_fail(t, 0, -errno);
 	return t->error;
 }
 
@@ -608,15 +272,9 @@ void target_zero_fill_free(struct target *t)
 
 	if (!z)
 		return;
-#ifdef HAVE_LIBURING
-	zq_drain(t, z);
-	/* after a failed wait: tear down, which waits for what is left */
-	if (z->ring_init)
-		io_uring_queue_exit(&z->ring);
-#endif
+	zf_read_free(t, z);
 	if (z->dfd >= 0)
 		close(z->dfd);
-	free(z->mem);
 	free(z);
 	t->zero_fill = NULL;
 }
