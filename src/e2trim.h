@@ -87,9 +87,11 @@ enum e2trim_mode {
 	E2TRIM_DISCARD,		/* BLKDISCARD, or punch a hole in an image */
 	E2TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
 	E2TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
-	E2TRIM_ZERO_FILL,	/* read the free space, write zeros only over
-				   what is not zero already (zerofree's job):
-				   a sparse or thin target does not grow */
+	E2TRIM_ZERO_FILL,	/* every free block zero after (zerofree's
+				   job), without growing a sparse or thin
+				   target: an image file's own data zeroed
+				   unread as unwritten extents, the rest read
+				   and zeroed only where it is not zero */
 };
 
 /* What e2trim_open() is to do; zero-initialise, then set what you need. */
@@ -178,10 +180,11 @@ struct e2trim_result {
 					   end of e2trim_apply() (so far) */
 	unsigned int allocated_known : 1;
 	/*
-	 * E2TRIM_ZERO_FILL: of the bytes_trimmed read, those that held
-	 * something and were overwritten with zeros (dry run: would be),
-	 * and those that were zero already and left alone.  Holes of an
-	 * image file are neither: bytes_already_sparse, not even read.
+	 * E2TRIM_ZERO_FILL: of bytes_trimmed, those zeroed (dry run: that
+	 * would be) and those read and found zero, left alone.  bytes_zeroed
+	 * counts both the bytes read and found not zero and an image file's
+	 * own written data zeroed unread (some of which may have held zeros).
+	 * Holes of an image file are neither: bytes_already_sparse.
 	 */
 	uint64_t bytes_zeroed;
 	uint64_t bytes_already_zero;

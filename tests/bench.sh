@@ -40,9 +40,10 @@ timed() {
 }
 
 # A fresh sparse copy of IMG, written back before the clock starts so
-# that no tool pays for the copy's writeback.
+# that no tool pays for the copy's writeback.  $WORK and $COPY put it
+# elsewhere, made another way (a reflink copy on XFS).
 fresh_copy() {
-	cp --sparse=always "$1" "$dir/work.img"
+	${COPY:-cp --sparse=always} "$1" "${WORK:-$dir/work.img}"
 	sync
 	[ -z "${COLD:-}" ] || echo 3 >/proc/sys/vm/drop_caches
 }
@@ -53,7 +54,7 @@ run_dev() {
 	local name=$1 src=$2 n=${REPEAT:-1} i all="" r0 s0 r1 s1; shift 2
 	for ((i = 0; i < n; i++)); do
 		fresh_copy "$src"
-		L=$(losetup -f --show "$dir/work.img")
+		L=$(losetup -f --show "${WORK:-$dir/work.img}")
 		export L
 		read -r r0 s0 < <(disc "$L")
 		timed "$@"
@@ -64,12 +65,12 @@ run_dev() {
 	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
 	[ -n "$BASE" ] || BASE=$SECS
 	row "$name" "$SECS" "$(ratio "$SECS")" "$((r1 - r0))" \
-		"$(((s1 - s0) / 2048))" "$(alloc_mib "$dir/work.img")" "$RSS_MIB"
+		"$(((s1 - s0) / 2048))" "$(alloc_mib "${WORK:-$dir/work.img}")" "$RSS_MIB"
 }
 # run_file NAME IMG CMD...: on a fresh copy of the image file; CMD gets $F
 run_file() {
 	local name=$1 src=$2 n=${REPEAT:-1} i all=""; shift 2
-	F=$dir/work.img
+	F=${WORK:-$dir/work.img}
 	export F
 	for ((i = 0; i < n; i++)); do
 		fresh_copy "$src"
@@ -134,7 +135,7 @@ zero_fill_rows() {	# IMG
 	command -v zerofree >/dev/null || { echo "(no zerofree: make deps)"; return; }
 	# zerofree leaves its writes in the page cache (e2trim fdatasyncs):
 	# both rows end with sync, so that both count writing them out
-	for cache in warm cold; do
+	for cache in ${CACHES:-warm cold}; do
 		cold=
 		[ "$cache" = cold ] && cold=1
 		COLD=$cold REPEAT=3 run_file "e2trim --zero-fill (img, $cache)" "$img" '"$E2TRIM" -v --zero-fill $F; sync'
@@ -142,6 +143,26 @@ zero_fill_rows() {	# IMG
 		COLD=$cold REPEAT=3 run_dev "e2trim --zero-fill (loop, $cache)" "$img" '"$E2TRIM" -v --zero-fill $L; sync'
 		COLD=$cold REPEAT=3 run_dev "zerofree (loop, $cache)" "$img" 'zerofree $L; sync'
 	done
+}
+# The free space read first: the image a reflink copy on XFS (what `cp`
+# makes there), whose shared blocks e2trim reads rather than zero unread;
+# zerofree's writes unshare whatever it writes.  "alloc MiB": the copy's.
+reflink_rows() {	# IMG
+	local img=$1 xl x=$dir/xfs
+	command -v mkfs.xfs >/dev/null || { echo "(no mkfs.xfs: make deps)"; return; }
+	truncate -s 3G "$dir/xfs.img"
+	mkfs.xfs -q -f -m reflink=1 "$dir/xfs.img" || return
+	xl=$(losetup -f --show "$dir/xfs.img")
+	mkdir -p "$x"
+	mount "$xl" "$x" || { losetup -d "$xl"; return; }
+	cp --sparse=always "$img" "$x/base.img"
+	header "--zero-fill beside zerofree: the aged 1 GiB as a reflink copy on XFS (read first)"
+	# cold only: a reflink copy shares blocks, not page cache
+	WORK=$x/work.img COPY="cp --reflink=always" CACHES=cold \
+		zero_fill_rows "$x/base.img"
+	umount "$x"
+	losetup -d "$xl"
+	rm -f "$dir/xfs.img"
 }
 zero_fill_section() {
 	local aged=$dir/aged1g.img frag=$dir/frag64g.img zeroed=$dir/aged1g-zeroed.img
@@ -154,6 +175,7 @@ zero_fill_section() {
 	header "--zero-fill beside zerofree: the same, zero-filled already (nothing to write)"
 	zero_fill_rows "$zeroed"
 	rm -f "$zeroed"
+	reflink_rows "$aged"
 	[ -n "${BENCH_QUICK:-}" ] && return
 	[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
 	header "--zero-fill beside zerofree: 64 GiB ext4, fragmented, sparse"
