@@ -91,7 +91,7 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/che
 	    src/verify_dirs.c src/verify_counts.c \
 	    src/range_read.c src/itable_read.c \
 	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
-	    src/target_zero.c src/target_zero_read.c src/fiemap.c \
+	    src/target_zero.c src/target_zero_read.c \
 	    src/apply.c src/errors.c \
 	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
 	    src/image_format.c src/target_nbd.c

@@ -89,9 +89,9 @@ enum e2trim_mode {
 	E2TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
 	E2TRIM_ZERO_FILL,	/* every free block zero after (zerofree's
 				   job), without growing a sparse or thin
-				   target: an image file's own data zeroed
-				   unread as unwritten extents, the rest read
-				   and zeroed only where it is not zero */
+				   target: an image file's data punched out
+				   unread, a device read and zeroed only
+				   where it is not zero */
 };
 
 /* What e2trim_open() is to do; zero-initialise, then set what you need. */
@@ -183,7 +183,7 @@ struct e2trim_result {
 	 * E2TRIM_ZERO_FILL: of bytes_trimmed, those zeroed (dry run: that
 	 * would be) and those read and found zero, left alone.  bytes_zeroed
 	 * counts both the bytes read and found not zero and an image file's
-	 * own written data zeroed unread (some of which may have held zeros).
+	 * data punched out unread (some of which may have held zeros).
 	 * Holes of an image file are neither: bytes_already_sparse.
 	 */
 	uint64_t bytes_zeroed;

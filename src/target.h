@@ -148,15 +148,14 @@ void target_close(struct target *t);
 
 /*
  * TRIM_ZERO_FILL over t->fd: every byte of [start, start + len) zero
- * after, a sparse or thin target not grown.  In an image file (or a loop
- * device's backing file) its own written data is zeroed unread as
- * unwritten extents; the rest is read in large chunks (up to 16 in flight
- * through io_uring, which may still be reading when it returns:
- * target_finish() waits) and only the parts that are not zero are zeroed
- * (unwritten extents in an image file, WRITE ZEROES on a device, written
- * zeros where the host cannot).  Dry run: counts, writes nothing.
- * Returns 0, 1 when asked to stop, or the -errno of a failed read or
- * write (perhaps of an earlier extent's piece).
+ * after, a sparse or thin target not grown.  An image file (or a loop
+ * device's backing file) has its data punched out unread; the rest is
+ * read in large chunks (up to 16 in flight through io_uring, which may
+ * still be reading when it returns: target_finish() waits) and only the
+ * parts that are not zero are zeroed (a hole punched in an image file,
+ * WRITE ZEROES on a device, written zeros where the host cannot).  Dry
+ * run: counts, writes nothing.  Returns 0, 1 when asked to stop, or the
+ * -errno of a failed read or write (perhaps of an earlier extent's piece).
  */
 int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 			uint64_t len_bytes);

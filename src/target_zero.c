@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * target_zero.c - --zero-fill: zero the free space that is not zero
+ * target_zero.c - --zero-fill: every free block zero after
  *
  * zerofree's job, for storage that cannot discard and for images that are
- * compressed or made sparse afterwards (qemu-img convert -S, fallocate
- * --dig-holes): every free block ends up zero.  Zeroing everything would
- * allocate every hole of a sparse image and every unmapped block of a thin
- * volume, so holes are skipped (SEEK_DATA) and the rest is zeroed without
- * writing data where the host can: unwritten extents in a file, WRITE
- * ZEROES on a device.
- *
- * An image file (or a loop device's backing file) whose host zeroes a
- * range by marking it unwritten needs no reading at all: its data ranges
- * are zeroed that way as they are, which neither grows the file nor
- * writes a byte, and costs less than reading them would.  Everything else
- * is read first and only what is not zero is zeroed: a block device (a
- * thin volume would allocate what WRITE ZEROES touches), a host that
- * cannot zero ranges, and blocks shared with another file (reflinks),
- * which zeroing would unshare (target_zero_read.c reads).  A loop device
- * is read through its backing file.
+ * compressed or made sparse afterwards (qemu-img convert -S, gzip,
+ * fallocate --dig-holes): every free block ends up zero.  Writing zeros
+ * over all of it would allocate every hole of a sparse image and every
+ * unmapped block of a thin volume, so:
+ *  - holes of an image file (or of a loop device's backing file) are
+ *    skipped (SEEK_DATA): they read as zeros;
+ *  - the rest of an image file is punched out unread: a hole reads as
+ *    zeros, the file only shrinks, and what zerofree leaves for
+ *    fallocate --dig-holes or qemu-img convert -S to find is done already
+ *    (unwritten extents, FALLOC_FL_ZERO_RANGE's, would not be: both skip
+ *    them as holes, yet they stay allocated).  A loop device over a file
+ *    is discarded, which its driver passes on as the same hole;
+ *  - everything else is read first (target_zero_read.c) and only what is
+ *    not zero is zeroed: a block device (a thin volume allocates what
+ *    WRITE ZEROES touches, and a discard need not read back as zeros), a
+ *    host that cannot punch (zeros are written), and a host block only
+ *    partly free, at an extent's edge.
+ * A loop device is read through its backing file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +33,6 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 
-#include "fiemap.h"
 #include "sysfs.h"
 #include "target.h"
 #include "target_zero_int.h"
@@ -47,9 +48,8 @@ static int open_direct(int fd, int dryrun)
 
 /*
  * Whether data ranges may be zeroed unread: only where the back end skips
- * holes (next_data), in an image file, or through a loop device that
- * passes WRITE ZEROES on to its backing file as ZERO_RANGE (without, the
- * kernel would write zero pages: no cheaper than reading).
+ * holes (next_data), in an image file, or through a loop device over one
+ * that takes discards (the loop driver punches them into its file).
  */
 static int can_zero_unread(const struct target *t, const struct zf_bufs *z,
 			   const struct stat *st)
@@ -59,7 +59,7 @@ static int can_zero_unread(const struct target *t, const struct zf_bufs *z,
 	if (!z->is_blk)
 		return 1;
 	return z->rfd >= 0 &&
-	       sysfs_u64(st->st_rdev, "queue/write_zeroes_max_bytes") > 0;
+	       sysfs_u64(st->st_rdev, "queue/discard_max_bytes") > 0;
 }
 
 static int zf_get(struct target *t, struct zf_bufs **out)
@@ -124,36 +124,41 @@ static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
 
 /*
  * [start, start + len) of the filesystem zeroed the host's cheapest way,
- * without writing data: in an image file the range becomes unwritten
- * extents (FALLOC_FL_ZERO_RANGE: the allocation stays as it was, so the
- * file neither grows nor loses its blocks, and reads return zeros); a
- * device gets BLKZEROOUT, which the kernel sends as WRITE ZEROES with
- * NOUNMAP (a loop device passes it on as ZERO_RANGE on its backing file)
- * or, where the device has no such command, as written zero pages; it
- * drops the page cache of the range, and the reads here are direct.
- * 0, 1 when the host cannot (zeros are then written), or -errno.
+ * without writing data: an image file gets a hole punched (reads return
+ * zeros, the file shrinks); a device gets BLKZEROOUT, which the kernel
+ * sends as WRITE ZEROES with NOUNMAP (a loop device passes it on as
+ * FALLOC_FL_ZERO_RANGE on its backing file) or, where the device has no
+ * such command, as written zero pages; it drops the page cache of the
+ * range, and the reads here are direct.  With @discard, a loop device
+ * over a file is discarded instead, which punches the same hole there.
+ * 0, 1 when the host cannot (zeros are then written, or the range read
+ * first), or -errno.
  */
 static int zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
-		      uint64_t len)
+		      uint64_t len, int discard)
 {
 	uint64_t range[2] = { t->base_bytes + start, len };
 	int rc;
 
 	do {
 		if (z->is_blk)
-			rc = ioctl(t->fd, BLKZEROOUT, range);
+			rc = ioctl(t->fd, discard ? BLKDISCARD : BLKZEROOUT,
+				   range);
 		else
-			rc = fallocate(t->fd, FALLOC_FL_ZERO_RANGE |
+			rc = fallocate(t->fd, FALLOC_FL_PUNCH_HOLE |
 				       FALLOC_FL_KEEP_SIZE, (off_t)range[0],
 				       (off_t)len);
 	} while (rc && errno == EINTR);
 	if (rc == 0)
 		return 0;
 	switch (errno) {
-	case EOPNOTSUPP:	/* tmpfs, NFS, ...: never for this target */
+	case EOPNOTSUPP:	/* ramfs, NFSv3, ...: never for this target */
 	case ENOTTY:
 	case ENOSYS:
-		z->how = ZF_HOW_WRITE;
+		if (discard)
+			z->unread = 0;
+		else
+			z->how = ZF_HOW_WRITE;
 		return 1;
 	case EINVAL:		/* an edge not on 512 bytes, say: this once */
 		return 1;
@@ -169,7 +174,7 @@ int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
 
 	if (!t->dryrun) {
 		if (z->how == ZF_HOW_RANGE)
-			rc = zero_range(t, z, start, len);
+			rc = zero_range(t, z, start, len, 0);
 		if (rc == 1)
 			rc = write_zeros(t, z, start, len);
 		if (rc)
@@ -181,35 +186,26 @@ int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
 }
 
 /*
- * From @start, data in the image file (its holes were skipped): the run
- * up to *@next (at most @end) of the file's own written extents, zeroed
- * by the host without being read, as the whole of it is to be zero.  0
- * when done; 1 when [start, *next) is to be read instead: unwritten,
- * shared, or a host that cannot say or cannot zero (then from now on,
- * unless it refused only this range); or -errno.
+ * [start, start + len), data in the image file (its holes were skipped),
+ * punched out without being read, as the whole of it is to be zero.  0
+ * when done; 1 when it is to be read instead (a host that cannot punch:
+ * from then on, unless it refused only this range); or -errno.
  */
 static int zero_unread(struct target *t, struct zf_bufs *z, uint64_t start,
-		       uint64_t end, uint64_t *next)
+		       uint64_t len)
 {
-	uint64_t off = (z->rfd >= 0 ? z->roff : 0) + t->base_bytes, run;
-	int rc = fiemap_own_data(z->rfd >= 0 ? z->rfd : t->fd, off + start,
-				 off + end, &run);
+	int rc;
 
-	*next = rc < 0 ? end : run - off;
-	if (rc < 0)
-		z->unread = 0;
-	if (rc <= 0)
-		return 1;
 	if (!t->dryrun) {
-		rc = zero_range(t, z, start, *next - start);
+		rc = zero_range(t, z, start, len, z->is_blk);
 		if (rc == 1 && z->how == ZF_HOW_WRITE)
 			z->unread = 0;
 		if (rc)
 			return rc;
 	}
 	t->stats.requests++;
-	t->stats.zeroed_bytes += *next - start;
-	t->stats.bytes += *next - start;
+	t->stats.zeroed_bytes += len;
+	t->stats.bytes += len;
 	target_progress(t);
 	return 0;
 }
@@ -223,7 +219,7 @@ static int zero_unread(struct target *t, struct zf_bufs *z, uint64_t start,
 static int unit_span(const struct target *t, const struct zf_bufs *z,
 		     uint64_t start, uint64_t end, uint64_t *a, uint64_t *b)
 {
-	uint64_t off = (z->rfd >= 0 ? z->roff : 0) + t->base_bytes;
+	uint64_t off = zf_file_base(t, z);
 
 	*a = (off + start + ZF_UNIT - 1) / ZF_UNIT * ZF_UNIT - off;
 	*b = (off + end) / ZF_UNIT * ZF_UNIT - off;
@@ -233,7 +229,7 @@ static int unit_span(const struct target *t, const struct zf_bufs *z,
 int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 			uint64_t len_bytes)
 {
-	uint64_t end = start_bytes + len_bytes, a, b, pos, next;
+	uint64_t end = start_bytes + len_bytes, a, b;
 	struct zf_bufs *z;
 	int rc = zf_get(t, &z);
 
@@ -242,14 +238,11 @@ int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 	if (!z->unread || !unit_span(t, z, start_bytes, end, &a, &b))
 		return zf_read(t, z, start_bytes, end);
 	rc = zf_read(t, z, start_bytes, a);
-	for (pos = a; !rc && pos < b; pos = next) {
-		if (target_stopped(t))
-			return 1;
-		next = b;
-		rc = z->unread ? zero_unread(t, z, pos, b, &next) : 1;
-		if (rc == 1)
-			rc = zf_read(t, z, pos, next);
-	}
+	if (rc)
+		return rc;
+	rc = zero_unread(t, z, a, b - a);
+	if (rc == 1)
+		rc = zf_read(t, z, a, b);
 	return rc ? rc : zf_read(t, z, b, end);
 }
 

@@ -28,7 +28,7 @@
 
 /* How the units that hold something are zeroed. */
 enum zf_how {
-	ZF_HOW_RANGE,			/* ZERO_RANGE or BLKZEROOUT */
+	ZF_HOW_RANGE,			/* a hole punched, or BLKZEROOUT */
 	ZF_HOW_WRITE,			/* zeros written (the host cannot) */
 };
 
@@ -53,6 +53,17 @@ struct zf_bufs {
 	struct io_uring ring;
 #endif
 };
+
+/*
+ * Where the filesystem starts in the file whose blocks the host keeps: the
+ * image file, or a loop device's backing file.  Pieces and units are cut
+ * on multiples of ZF_CHUNK and ZF_UNIT of that file.
+ */
+static inline uint64_t zf_file_base(const struct target *t,
+				    const struct zf_bufs *z)
+{
+	return (z->rfd >= 0 ? z->roff : 0) + t->base_bytes;
+}
 
 /* Record the first failure (-errno) at @at; returns t->error. */
 int zf_fail(struct target *t, uint64_t at, int err);

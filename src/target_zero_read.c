@@ -76,7 +76,7 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
 static int zero_chunk(struct target *t, struct zf_bufs *z,
 		      const unsigned char *buf, uint64_t start, uint64_t n)
 {
-	uint64_t base = t->base_bytes, pos = start, end = start + n;
+	uint64_t base = zf_file_base(t, z), pos = start, end = start + n;
 	uint64_t run = 0, run_len = 0, next;
 	int rc;
 
@@ -142,6 +142,20 @@ static int piece_done(struct target *t, struct zf_bufs *z,
 	return 0;
 }
 
+/*
+ * The piece from @pos: up to the next multiple of ZF_CHUNK of the file,
+ * so that no host block is split between two pieces (each would zero its
+ * part, leaving a written block of zeros where one hole would do).
+ */
+static uint64_t piece_len(const struct target *t, const struct zf_bufs *z,
+			  uint64_t pos, uint64_t end)
+{
+	uint64_t base = zf_file_base(t, z);
+	uint64_t next = ((base + pos) / ZF_CHUNK + 1) * ZF_CHUNK - base;
+
+	return (next < end ? next : end) - pos;
+}
+
 /* Without a ring: one piece after the other, the kernel reading ahead. */
 static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
 			  uint64_t end)
@@ -152,7 +166,7 @@ static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
 	while (pos < end) {
 		if (target_stopped(t))
 			return 1;
-		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
+		n = piece_len(t, z, pos, end);
 		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
 		if (ahead && (z->rfd >= 0 || z->dfd < 0))
 			posix_fadvise(z->rfd >= 0 ? z->rfd : t->fd,
@@ -273,7 +287,7 @@ static int zero_fill_ring(struct target *t, struct zf_bufs *z, uint64_t pos,
 				return t->error;
 			continue;
 		}
-		n = end - pos < ZF_CHUNK ? end - pos : ZF_CHUNK;
+		n = piece_len(t, z, pos, end);
 		if (zq_queue(t, z, pos, n))
 			return t->error;
 		pos += n;

@@ -144,8 +144,8 @@ zero_fill_rows() {	# IMG
 		COLD=$cold REPEAT=3 run_dev "zerofree (loop, $cache)" "$img" 'zerofree $L; sync'
 	done
 }
-# The free space read first: the image a reflink copy on XFS (what `cp`
-# makes there), whose shared blocks e2trim reads rather than zero unread;
+# The image a reflink copy on XFS (what `cp` makes there): e2trim punches
+# its blocks out, which leaves them to the other file and costs no new one;
 # zerofree's writes unshare whatever it writes.  "alloc MiB": the copy's.
 reflink_rows() {	# IMG
 	local img=$1 xl x=$dir/xfs
@@ -156,7 +156,7 @@ reflink_rows() {	# IMG
 	mkdir -p "$x"
 	mount "$xl" "$x" || { losetup -d "$xl"; return; }
 	cp --sparse=always "$img" "$x/base.img"
-	header "--zero-fill beside zerofree: the aged 1 GiB as a reflink copy on XFS (read first)"
+	header "--zero-fill beside zerofree: the aged 1 GiB as a reflink copy on XFS"
 	# cold only: a reflink copy shares blocks, not page cache
 	WORK=$x/work.img COPY="cp --reflink=always" CACHES=cold \
 		zero_fill_rows "$x/base.img"
