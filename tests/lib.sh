@@ -253,6 +253,27 @@ print(h.hexdigest())' "$img" "$bs" "$count"
 
 file_md5() { md5sum "$1" | cut -d' ' -f1; }
 
+# --zero-fill -v's counts: bytes zeroed, bytes read and found zero.
+zeroed_of() { sed -n 's/.*(\([0-9]*\) bytes) zeroed.*/\1/p' "$OUT"; }
+already_of() { sed -n 's/.*(\([0-9]*\) bytes) already zero.*/\1/p' "$OUT"; }
+
+# zero_filled NAME IMG TARGET ZEROED ALREADY USED: e2trim -v --zero-fill
+# TARGET (IMG, or a device over it) counts ZEROED and ALREADY bytes, and
+# afterwards every free block of IMG reads zero, its used blocks still
+# have the digest USED, and e2fsck -fn is clean.
+zero_filled() {
+	local name=$1 img=$2 target=$3 nz2
+	run_e2trim -v --zero-fill "$target"
+	assert_rc 0 "$name: --zero-fill"
+	assert_eq "$(zeroed_of)" "$4" "$name: bytes zeroed"
+	assert_eq "$(already_of)" "$5" "$name: bytes already zero"
+	sync
+	read -r nz2 _ < <(free_stats "$img")
+	assert_eq "$nz2" 0 "$name: free bytes not zero after"
+	assert_eq "$(used_blocks_digest "$img")" "$6" "$name: used blocks"
+	e2fsck -fn "$img" >/dev/null 2>&1 || fail "$name: e2fsck -fn after"
+}
+
 # free_stats IMG: "nonzero_bytes zero_bytes" of the free blocks, per block.
 free_stats() {
 	local bs

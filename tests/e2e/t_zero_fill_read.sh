@@ -17,9 +17,6 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-zeroed_of() { sed -n 's/.*(\([0-9]*\) bytes) zeroed.*/\1/p' "$OUT"; }
-already_of() { sed -n 's/.*(\([0-9]*\) bytes) already zero.*/\1/p' "$OUT"; }
-
 # An aged ext4 whose free space is half 0x5a, half zeros (every other
 # free extent), all of it allocated in the file.
 orig=$T/orig.img
@@ -36,21 +33,6 @@ read -r nz z < <(free_stats "$orig")
 	fail "setup: free space $nz not zero, $z zero"
 note "free space: $nz bytes not zero, $z zero (allocated)"
 
-# zero_filled NAME IMG TARGET: --zero-fill TARGET (IMG or a device over
-# it), read first: exact counts, free space zero, used blocks as before.
-zero_filled() {
-	local name=$1 img=$2 target=$3 nz2
-	run_e2trim -v --zero-fill "$target"
-	assert_rc 0 "$name: --zero-fill"
-	assert_eq "$(zeroed_of)" "$nz" "$name: zeroed = the free bytes not zero"
-	assert_eq "$(already_of)" "$z" "$name: already zero"
-	sync
-	read -r nz2 _ < <(free_stats "$img")
-	assert_eq "$nz2" 0 "$name: free bytes not zero after"
-	assert_eq "$(used_blocks_digest "$img")" "$used" "$name: used blocks"
-	e2fsck -fn "$img" >/dev/null 2>&1 || fail "$name: e2fsck -fn after"
-}
-
 # 1. ramfs: no fallocate at all; the zeros are written
 mkdir -p "$T/ram"
 mount -t ramfs ramfs "$T/ram" || fail "mount ramfs"
@@ -58,7 +40,7 @@ MOUNTS+=("$T/ram")
 cp --sparse=never "$orig" "$T/ram/img"
 fallocate --punch-hole --offset 0 --length 4096 "$T/ram/img" 2>/dev/null &&
 	fail "setup: ramfs punched a hole"
-zero_filled ramfs "$T/ram/img" "$T/ram/img"
+zero_filled ramfs "$T/ram/img" "$T/ram/img" "$nz" "$z" "$used"
 note "ramfs: $nz zeroed (written), $z already zero"
 umount "$T/ram"
 
@@ -71,7 +53,7 @@ dl=$(loop_attach "$T/dev.img")
 rm "$T/dev.img"
 grep -q "(deleted)" "/sys/block/${dl#/dev/}/loop/backing_file" ||
 	fail "setup: $dl's backing file still has its name"
-zero_filled "$dl" "$T/dev.link" "$dl"
+zero_filled "$dl" "$T/dev.link" "$dl" "$nz" "$z" "$used"
 losetup -d "$dl"
 read -r _ unw1 < <(extent_bytes "$T/dev.link")
 note "$dl: $nz zeroed, $z already zero; backing file unwritten $unw0 -> $unw1"
