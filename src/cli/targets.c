@@ -149,7 +149,7 @@ void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg)
  * "disk.img?offset=1048576", as e2fsprogs spells a filesystem inside an
  * image: only when no file has that very name.
  */
-static void split_offset(struct target_rec *r)
+static void split_offset(struct target_rec *r, int all_partitions)
 {
 	char *q = strstr(r->path, "?offset="), *end;
 	unsigned long long off;
@@ -164,7 +164,7 @@ static void split_offset(struct target_rec *r)
 		       "bytes, as in disk.img?offset=1048576)");
 		return;
 	}
-	if (r->opts.partition) {
+	if (r->opts.partition || all_partitions) {
 		target_refuse(r, E2TRIM_ERR_USAGE, "?offset= and -p exclude each "
 		       "other");
 		return;
@@ -201,7 +201,7 @@ static struct target_rec *add_target(const struct e2trim_control *ctl,
 		return NULL;
 	r->opts = ctl->opts;
 	r->partno = ctl->opts.partition;
-	split_offset(r);
+	split_offset(r, ctl->all_partitions);
 	target_identify(r);
 	return r;
 }

@@ -68,6 +68,14 @@ assert sum(t["result"]["bytes_trimmed"] for t in d["targets"]) == int(sys.argv[5
 	got=$(sed -n 's/.*(\([0-9]*\) bytes) trimmed.*/\1/p' "$OUT")
 	assert_eq "$got" "$(oracle_extents "$img?offset=$o3" | aligned_extents "$hbs" $o3 |
 		awk '{s += $2} END {print s + 0}')" "$label: ?offset= trims partition 3"
+	# -p names filesystems by the table, ?offset= by bytes: not both, so
+	# that one filesystem cannot be named twice in two ways
+	for p in 1 all; do
+		run_e2trim -n -p "$p" "$img" "$img?offset=$o1"
+		assert_rc 64 "$label: -p $p beside ?offset="
+		assert_grep "offset=$o1: ?offset= and -p exclude each other" "$ERR" \
+			"$label: -p $p beside ?offset="
+	done
 
 	# the real thing, as the image's owner, not root
 	cp --sparse=always "$img" "$T/before.img"
