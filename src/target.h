@@ -18,7 +18,8 @@ enum trim_mode {
 	TRIM_DISCARD,		/* BLKDISCARD, or punch a hole */
 	TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
 	TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
-	TRIM_ZERO_FILL,		/* write zeros over what is not zero */
+	TRIM_ZERO_FILL,		/* every free byte zero after, nothing
+				 * grown (target_zero.c) */
 };
 
 struct target_limits {

@@ -22,7 +22,7 @@
  * The free space is zeroed in whole units of this size at file offsets
  * that are multiples of it (cut at the extent's ends): a host or device
  * block, so that a partly zeroed unit does not become a read-modify-write
- * (nor, in a file, a written block beside an unwritten extent).
+ * (nor, in a file, a written block of zeros where a hole would do).
  */
 #define ZF_UNIT		4096u
 
@@ -37,7 +37,8 @@ struct zf_bufs {
 	unsigned char *zeros;		/* ZF_CHUNK bytes of zeros */
 	int dfd;			/* O_DIRECT on a block device, or -1 */
 	int rfd;			/* a loop device's backing file, or -1 */
-	uint64_t roff;			/* where the device starts in it */
+	uint64_t roff;			/* where the device starts in it
+					   (0 without one) */
 	int is_blk;			/* t->fd is a block device */
 	enum zf_how how;
 	int unread;			/* data ranges zeroed without a read */
@@ -55,14 +56,15 @@ struct zf_bufs {
 };
 
 /*
- * Where the filesystem starts in the file whose blocks the host keeps: the
- * image file, or a loop device's backing file.  Pieces and units are cut
- * on multiples of ZF_CHUNK and ZF_UNIT of that file.
+ * Where the filesystem starts in the file whose blocks the host keeps, and
+ * which is read: the image file, or a loop device's backing file (for any
+ * other device, where it starts on the device).  Pieces and units are cut
+ * on multiples of ZF_CHUNK and ZF_UNIT of it.
  */
 static inline uint64_t zf_file_base(const struct target *t,
 				    const struct zf_bufs *z)
 {
-	return (z->rfd >= 0 ? z->roff : 0) + t->base_bytes;
+	return z->roff + t->base_bytes;
 }
 
 /* Record the first failure (-errno) at @at; returns t->error. */

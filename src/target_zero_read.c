@@ -117,7 +117,8 @@ static int read_piece(struct target *t, struct zf_bufs *z, unsigned char *buf,
 	int rc = -EINVAL;
 
 	if (z->rfd >= 0)
-		return read_full(z->rfd, buf, n, (off_t)z->roff + off);
+		return read_full(z->rfd, buf, n,
+				 (off_t)(zf_file_base(t, z) + start));
 	if (z->dfd >= 0)
 		rc = read_full(z->dfd, buf, n, off);
 	if (rc == -EINVAL && z->dfd >= 0) {
@@ -170,7 +171,7 @@ static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
 		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
 		if (ahead && (z->rfd >= 0 || z->dfd < 0))
 			posix_fadvise(z->rfd >= 0 ? z->rfd : t->fd,
-				      (off_t)(z->roff + t->base_bytes + pos + n),
+				      (off_t)(zf_file_base(t, z) + pos + n),
 				      (off_t)ahead, POSIX_FADV_WILLNEED);
 		rc = read_piece(t, z, slot_buf(z, 0), pos, n);
 		if (rc)
@@ -250,7 +251,7 @@ static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
 	/* never NULL: at most ZF_DEPTH entries, each submitted at once */
 	if (z->rfd >= 0)
 		io_uring_prep_read(sqe, z->rfd, slot_buf(z, i), n,
-				   z->roff + t->base_bytes + start);
+				   zf_file_base(t, z) + start);
 	else
 		io_uring_prep_read(sqe, z->dfd >= 0 ? z->dfd : t->fd,
 				   slot_buf(z, i), n, t->base_bytes + start);
