@@ -159,7 +159,7 @@ static errcode_t ref_inode(struct verify *v, ext2_ino_t ino,
 	if (ino == EXT2_BAD_INO)
 		return ref_block_map(v);
 	/* devices, fast symlinks and inline data have no blocks */
-	if (!ext2fs_inode_has_valid_blocks2(v->fs, v->inode))
+	if (!verify_inode_maps_blocks(v->fs, v->inode))
 		return 0;
 	if (v->inode->i_flags & EXT4_EXTENTS_FL)
 		return ref_extents(v);

@@ -42,6 +42,7 @@ enum inode_damage {
 	DMG_INLINE_NO_FEATURE,
 	DMG_EXTENT_TREE_NO_FLAG,
 	DMG_FAST_SYMLINK_EXTENTS,
+	DMG_SYMLINK_BLOCK_UNCOUNTED,
 	DMG_SPECIAL_FLAGS,
 	DMG_REALLY_DIR,
 	DMG_UNKNOWN_TYPE,
@@ -123,6 +124,12 @@ int verify_special_inode(const struct ext2_super_block *sb, ext2_ino_t ino);
  * 0, or EXT2_ET_INODE_CORRUPTED with v->damage saying which rule.
  */
 errcode_t verify_inode_rules(struct verify *v, ext2_ino_t ino);
+
+/*
+ * Does e2fsck's check_blocks() walk @inode's i_block[] for blocks: not
+ * for inline data, otherwise as ext2fs_inode_has_valid_blocks2() says.
+ */
+int verify_inode_maps_blocks(ext2_filsys fs, const struct ext2_inode *inode);
 
 /* The message for @d, or NULL for DMG_NONE. */
 const char *verify_damage_text(enum inode_damage d);
