@@ -86,6 +86,7 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/che
 	    src/partition.c src/sysfs.c \
 	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
 	    src/plan.c \
+	    src/check_desc.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
 	    src/verify.c src/verify_inodes.c src/verify_rules.c \
 	    src/verify_dirs.c src/verify_counts.c \

@@ -9,6 +9,7 @@
  */
 #include <ext2fs/ext2fs.h>
 
+#include "check_desc.h"
 #include "e2trim_int.h"
 #include "journal_check.h"
 #include "walk.h"
@@ -29,10 +30,8 @@ static errcode_t check_size(struct e2trim *t)
 
 /*
  * Where a group's bitmaps and inode table are: inside the filesystem, and
- * inside the group itself unless flex_bg lets them move.  This is the part
- * of ext2fs_check_desc() that bears on trimming; that function also looks
- * for overlaps, one block at a time (2 s on a 15 TiB filesystem), which
- * bitmap verification covers anyway.
+ * inside the group itself unless flex_bg lets them move: the first half
+ * of ext2fs_check_desc(); check_desc.c does the overlaps.
  */
 static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g,
 				    const struct group_tables *gt)
@@ -65,12 +64,15 @@ static errcode_t check_group_layout(ext2_filsys fs, dgrp_t g,
 /*
  * libext2fs does not verify group descriptor checksums on open, and a
  * group whose descriptor is bad may carry a BLOCK_UNINIT flag that hides
- * data: check every one before its bitmap is believed.
+ * data: check every one before its bitmap is believed.  And where
+ * ext2fs_check_desc() fails, e2fsck takes a backup's descriptors instead
+ * (see check_desc.c): whatever the primary's bitmaps say is then moot.
  */
 static errcode_t check_descriptors(struct e2trim *t)
 {
 	ext2_filsys fs = t->fs;
 	struct group_tables gt;
+	char what[256];
 	errcode_t err;
 	dgrp_t g;
 
@@ -84,6 +86,13 @@ static errcode_t check_descriptors(struct e2trim *t)
 			return lib_fail(t, E2TRIM_ERR_DESC_LAYOUT,
 					"group %u: %s", g, error_message(err));
 	}
+	err = check_desc_overlaps(fs, what, sizeof(what));
+	if (err == EXT2_ET_NO_MEMORY)
+		return lib_fail_cause(t, E2TRIM_ERR_NO_MEMORY, err, NULL);
+	if (err)
+		return lib_fail(t, E2TRIM_ERR_DESC_LAYOUT,
+				"%s: %s (e2fsck would use a backup superblock)",
+				what, error_message(err));
 	return 0;
 }
 
