@@ -19,8 +19,9 @@
  * overlaps an earlier one exactly when it starts before the furthest end
  * seen so far, and the extent that reached furthest is one it overlaps.
  * The descriptors of a filesystem mke2fs or resize2fs made give each kind
- * in ascending order already; only a kind that is not is sorted.  So:
- * one pass over the descriptors per kind, no memory, O(groups).
+ * in ascending order already: one pass over the descriptors, no memory,
+ * O(groups).  A kind found out of order is sorted (O(groups log groups),
+ * a span per group) and the merge starts again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +52,13 @@ struct stream {
 	ext2_filsys fs;
 	enum span_kind kind;
 	dgrp_t g;		/* the next group */
-	int piece;		/* SPAN_SUPER: the next piece of group g */
+	struct span piece[4];	/* SPAN_SUPER: what is left of a group */
+	int pieces, next_piece;
 	struct span *sorted;	/* when the descriptors' order is not */
 	dgrp_t i;
 	struct span cur;
 	int have;		/* cur is valid */
+	int disorder;		/* cur starts before the one before it */
 };
 
 /* Where group @g's table of kind @k (not SPAN_SUPER) is. */
@@ -74,40 +77,42 @@ static void table_of(ext2_filsys fs, enum span_kind k, dgrp_t g,
 	}
 }
 
-/*
- * Piece @piece of group @g's superblock and descriptors, as
- * ext2fs_reserve_super_and_bgd() marks them: 0 if there is none.
- */
-static int super_piece(ext2_filsys fs, dgrp_t g, int piece, struct span *s)
+static void add_piece(struct stream *st, dgrp_t g, blk64_t start,
+		      blk64_t len)
 {
-	blk64_t super, old_desc, new_desc, total;
+	st->piece[st->pieces++] = (struct span){ start, len, g };
+}
+
+/*
+ * Group @g's superblock and descriptors, as ext2fs_reserve_super_and_bgd()
+ * marks them, in ascending order: bigalloc's block 0, the superblock, the
+ * old-style descriptors and reserved GDT blocks, a meta_bg descriptor.
+ */
+static void super_pieces(struct stream *st, dgrp_t g)
+{
+	ext2_filsys fs = st->fs;
+	blk64_t super, old_desc, new_desc, len;
+	blk64_t total = ext2fs_blocks_count(fs->super);
 	blk_t used;
 
+	st->pieces = st->next_piece = 0;
 	ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc, &new_desc, &used);
-	s->group = g;
-	s->len = 1;
-	switch (piece) {
-	case 0:
-		/* bigalloc with 1 KiB blocks: block 0 is in cluster 0 */
-		s->start = 0;
-		return g == 0 && fs->blocksize == 1024 &&
-		       EXT2FS_CLUSTER_RATIO(fs) > 1;
-	case 1:
-		s->start = super;
-		return super || g == 0;
-	case 2:
-		s->start = old_desc;
-		s->len = ext2fs_has_feature_meta_bg(fs->super) ?
-			 fs->super->s_first_meta_bg :
-			 fs->desc_blocks + fs->super->s_reserved_gdt_blocks;
-		total = ext2fs_blocks_count(fs->super);
-		if (old_desc < total && s->len >= total - old_desc)
-			s->len = total - old_desc;
-		return old_desc && s->len;
-	default:
-		s->start = new_desc;
-		return new_desc != 0;
+	/* bigalloc with 1 KiB blocks: block 0 is in cluster 0 */
+	if (g == 0 && fs->blocksize == 1024 && EXT2FS_CLUSTER_RATIO(fs) > 1)
+		add_piece(st, g, 0, 1);
+	if (super || g == 0)
+		add_piece(st, g, super, 1);
+	if (old_desc) {
+		len = ext2fs_has_feature_meta_bg(fs->super) ?
+		      fs->super->s_first_meta_bg :
+		      fs->desc_blocks + fs->super->s_reserved_gdt_blocks;
+		if (old_desc < total && len >= total - old_desc)
+			len = total - old_desc;
+		if (len)
+			add_piece(st, g, old_desc, len);
 	}
+	if (new_desc)
+		add_piece(st, g, new_desc, 1);
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -117,32 +122,28 @@ static int span_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/*
- * Superblock copies come in group order by construction.  The tables come
- * in the descriptors' order, ascending unless the descriptors were made
- * by hand (or damaged): then that kind alone is sorted.
- */
-static errcode_t stream_open(struct stream *st, ext2_filsys fs,
-			     enum span_kind k)
+/* The stream of kind @k from its first extent on. */
+static void stream_start(struct stream *st, ext2_filsys fs, enum span_kind k)
 {
-	struct span s, prev = { 0, 0, 0 };
-	dgrp_t g, n = fs->group_desc_count;
+	struct span *sorted = st->sorted;
 
-	*st = (struct stream){ .fs = fs, .kind = k };
-	if (k == SPAN_SUPER)
-		return 0;
-	for (g = 0; g < n; g++, prev = s) {
-		table_of(fs, k, g, &s);
-		if (g && s.start < prev.start)
-			break;
-	}
-	if (g == n)
-		return 0;
+	*st = (struct stream){ .fs = fs, .kind = k, .sorted = sorted };
+}
+
+/*
+ * The tables come in the descriptors' order, ascending unless they were
+ * made by hand (or damaged): then that kind alone is sorted, and the
+ * merge starts again.
+ */
+static errcode_t stream_sort(struct stream *st)
+{
+	dgrp_t g, n = st->fs->group_desc_count;
+
 	st->sorted = calloc(n, sizeof(*st->sorted));
 	if (!st->sorted)
 		return EXT2_ET_NO_MEMORY;
 	for (g = 0; g < n; g++)
-		table_of(fs, k, g, &st->sorted[g]);
+		table_of(st->fs, st->kind, g, &st->sorted[g]);
 	qsort(st->sorted, n, sizeof(*st->sorted), span_cmp);
 	return 0;
 }
@@ -151,6 +152,8 @@ static errcode_t stream_open(struct stream *st, ext2_filsys fs,
 static void stream_next(struct stream *st)
 {
 	ext2_filsys fs = st->fs;
+	blk64_t prev = st->cur.start;
+	int had = st->have;
 
 	st->have = 0;
 	if (st->sorted) {
@@ -164,18 +167,18 @@ static void stream_next(struct stream *st)
 		if (st->g < fs->group_desc_count) {
 			table_of(fs, st->kind, st->g++, &st->cur);
 			st->have = 1;
+			st->disorder = had && st->cur.start < prev;
 		}
 		return;
 	}
-	while (st->g < fs->group_desc_count) {
-		st->have = super_piece(fs, st->g, st->piece++, &st->cur);
-		if (st->piece == 4) {
-			st->piece = 0;
-			st->g++;
-		}
-		if (st->have)
+	/* superblock copies come in group order by construction */
+	while (st->next_piece == st->pieces) {
+		if (st->g == fs->group_desc_count)
 			return;
+		super_pieces(st, st->g++);
 	}
+	st->cur = st->piece[st->next_piece++];
+	st->have = 1;
 }
 
 static errcode_t overlap_error(enum span_kind k)
@@ -230,40 +233,62 @@ static void reach_update(struct reach *r, const struct span *s,
 	r->have = 1;
 }
 
-errcode_t check_desc_overlaps(ext2_filsys fs, char *what, size_t len)
+/*
+ * One merge of the four streams: 0, an overlap's error code (described in
+ * @what), or SWEEP_AGAIN when stream *@kind turned out not to be in order.
+ */
+#define SWEEP_AGAIN ((errcode_t)-1)
+
+static errcode_t sweep(struct stream *st, char *what, size_t len, int *kind)
 {
-	struct stream st[SPAN_KINDS];
 	struct reach all = { 0 }, tables = { 0 };
 	const struct reach *hit;
-	errcode_t err = 0;
 	struct span s;
 	int k;
 
-	memset(st, 0, sizeof(st));
-	for (k = 0; k < SPAN_KINDS && !err; k++)
-		err = stream_open(&st[k], fs, k);
-	for (k = 0; k < SPAN_KINDS && !err; k++)
+	for (k = 0; k < SPAN_KINDS; k++)
 		stream_next(&st[k]);
-	while (!err && (k = first_stream(st)) >= 0) {
+	while ((k = first_stream(st)) >= 0) {
 		s = st[k].cur;
 		stream_next(&st[k]);
+		if (st[k].disorder) {
+			*kind = k;
+			return SWEEP_AGAIN;
+		}
 		/* superblock copies may share blocks with each other */
 		hit = k == SPAN_SUPER ? &tables : &all;
 		if (hit->have && s.start < hit->end) {
-			if (k == SPAN_SUPER) {
-				describe(what, len, hit->kind, &hit->span, k,
-					 &s);
-				err = overlap_error(hit->kind);
-			} else {
+			if (k != SPAN_SUPER) {
 				describe(what, len, k, &s, hit->kind,
 					 &hit->span);
-				err = overlap_error(k);
+				return overlap_error(k);
 			}
-			break;
+			describe(what, len, hit->kind, &hit->span, k, &s);
+			return overlap_error(hit->kind);
 		}
 		reach_update(&all, &s, k);
 		if (k != SPAN_SUPER)
 			reach_update(&tables, &s, k);
+	}
+	return 0;
+}
+
+errcode_t check_desc_overlaps(ext2_filsys fs, char *what, size_t len)
+{
+	struct stream st[SPAN_KINDS];
+	errcode_t err;
+	int k, bad;
+
+	memset(st, 0, sizeof(st));
+	for (;;) {
+		for (k = 0; k < SPAN_KINDS; k++)
+			stream_start(&st[k], fs, k);
+		err = sweep(st, what, len, &bad);
+		if (err != SWEEP_AGAIN)
+			break;
+		err = stream_sort(&st[bad]);
+		if (err)
+			break;
 	}
 	for (k = 0; k < SPAN_KINDS; k++)
 		free(st[k].sorted);
