@@ -128,7 +128,36 @@ case_ -t ext4 -b 1024 -O ^flex_bg -- "inode bitmap outside its group (no flex_bg
 case_ "${ext4k[@]}" -- "inode table past the end" \
 	"set_bg 1 inode_table 65500" "set_bg 1 checksum calc"
 
-# --- 3. what must pass: a filesystem grown by resize2fs ---------------------
+# --- 3. e2fsck's other turns away from the primary (verify_rules.md A1, A6) -
+# A superblock whose checksum fails: e2fsck opens a backup ("Superblock
+# invalid, trying backup blocks"), its descriptors with it.
+mkfs "$img" 64M "${ext4k[@]}"
+printf 'write %s f\n' "$D" | dbg "$img"
+printf '\x5a' | dd of="$img" bs=1 seek=$((1024 + 1020)) conv=notrunc status=none
+e2fsck -fn "$img" 2>&1 | grep -q "Superblock invalid, trying backup blocks" ||
+	fail "superblock checksum: e2fsck keeps the primary"
+before=$(sha "$img")
+run_e2trim -v "$img"
+assert_rc 16 "superblock checksum"
+assert_grep "Superblock checksum does not match" "$ERR" "superblock checksum"
+assert_eq "$(sha "$img")" "$before" "superblock checksum: image changed"
+note "exit 16: superblock checksum (e2fsck takes the backup)"
+# More unused inodes than free ones: e2fsck sets itable_unused to 0 and
+# reads the whole group (PR_0_GDT_ITABLE_UNUSED).
+mkfs "$img" 64M "${ext4k[@]}"
+printf 'set_bg 1 itable_unused %s\nset_bg 1 checksum calc\n' \
+	"$(( $(dumpe2fs -h "$img" 2>/dev/null | awk '/^Inodes per group:/ {print $4}') + 1 ))" |
+	dbg "$img"
+e2fsck -fn "$img" 2>&1 | grep -q "has invalid unused inodes count" ||
+	fail "itable_unused: e2fsck does not object"
+before=$(sha "$img")
+run_e2trim -v "$img"
+assert_rc 22 "itable_unused above the free inodes"
+assert_grep "unused inodes count" "$ERR" "itable_unused"
+assert_eq "$(sha "$img")" "$before" "itable_unused: image changed"
+note "exit 22: itable_unused above the free inodes (e2fsck reads the group)"
+
+# --- 4. what must pass: a filesystem grown by resize2fs ---------------------
 mkfs "$img" 64M "${ext4k[@]}"
 printf 'write %s f\n' "$D" | dbg "$img"
 truncate -s 600M "$img"
