@@ -46,7 +46,7 @@ tgt=/$(head -c 150 /dev/urandom | base64 -w0 | tr -d '/+=' | head -c 299)
 len=${#tgt}
 
 # --- a slow symlink whose i_blocks is 0, its block marked free ------------
-for fs in "ext3" "ext4 -O ^extent,^64bit" "ext2 -b 1024"; do
+for fs in "ext3 -b 4096" "ext4 -b 4096 -O ^extent,^64bit" "ext2 -b 1024"; do
 	# shellcheck disable=SC2086  # the options are words
 	mkfs "$img" 32M -t $fs
 	printf 'symlink sl %s\n' "$tgt" | dbg "$img"
