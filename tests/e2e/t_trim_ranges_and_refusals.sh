@@ -69,15 +69,12 @@ assert_grep "unmount it first" "$ERR" "mounted device message"
 run_e2trim "$img"
 assert_rc 10 "image of a mounted loop device"
 umount "$T/mnt"; MOUNTS=()
-python3 -c 'import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print("held", flush=True); time.sleep(30)' "$dev" >"$T/held" &
-holder=$!
-for _ in $(seq 50); do [ -s "$T/held" ] && break; sleep 0.1; done
+hold_excl "$dev"
 run_e2trim "$dev"
 rc_dev=$RC
 run_e2trim "$img"
 rc_img=$RC
-kill $holder; wait $holder 2>/dev/null
+release_excl
 [ "$rc_dev" = 10 ] || fail "device held O_EXCL elsewhere: exit $rc_dev"
 [ "$rc_img" = 10 ] || fail "image whose loop device is held O_EXCL: exit $rc_img"
 assert_eq "$(file_md5 "$img")" "$sum" "image changed by refused runs"
