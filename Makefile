@@ -42,10 +42,10 @@ DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
 	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin \
-	   xfsprogs
+	   xfsprogs systemd man-db
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
 	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo \
-	    mkfs.xfs
+	    mkfs.xfs systemd-analyze man setpriv
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -202,8 +202,12 @@ demo: deps
 check: deps
 	@$(MAKE) --no-print-directory check-unit check-e2e
 
+# exit 77: the suite could not run here (SKIP); under CI=true a failure
 check-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	@for t in $(UNIT_BINS); do echo "== $$t"; rc=0; $$t || rc=$$?; \
+		if [ $$rc = 77 ] && [ "$${CI:-}" != true ]; then echo "SKIP $$t"; \
+		elif [ $$rc != 0 ]; then echo "FAIL $$t (exit $$rc)"; exit 1; fi; \
+	done
 
 check-e2e: $(BIN)
 	@E2TRIM=$(CURDIR)/$(BIN) bash tests/e2e/run.sh
