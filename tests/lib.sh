@@ -389,11 +389,12 @@ pause_arm() {
 }
 pause_wait() {
 	PAUSED=
+	# shellcheck disable=SC2034  # for the caller
 	read -r -t 300 -u 7 PAUSED || fail "e2trim never reached the pause point"
 }
-pause_release() {
-	local i
-	for ((i = 0; i < ${1:-1}; i++)); do printf x >&8; done
+pause_release() {	# N (1)
+	local i n=${1:-1}
+	for ((i = 0; i < n; i++)); do printf x >&8; done
 }
 pause_disarm() {
 	unset E2TRIM_TEST_PAUSE

@@ -67,7 +67,7 @@ interrupt() {
 	pause_wait
 	[ "$(stat_field "$dev" 12)" -gt "$r0" ] || fail "$sig: held before any discard"
 	kill -s "$sig" "$pid" || fail "$sig: e2trim is gone while held"
-	pause_release
+	pause_release 1
 	pause_disarm
 	RC=0
 	wait "$pid" || RC=$?

@@ -145,7 +145,7 @@ pause_arm zero-filling
 pid=$!
 pause_wait
 kill -INT "$pid" || fail "--zero-fill: e2trim is gone while held"
-pause_release
+pause_release 1
 pause_disarm
 rc=0; wait "$pid" || rc=$?
 assert_eq "$rc" 32 "--zero-fill interrupted: exit"
