@@ -53,7 +53,7 @@ ratio() { printf 'x%.1f' "$(echo "$1 / $BASE" | bc -l)"; }
 times() { echo "$1 $2" | awk '{ r = $1 / $2; printf (r >= 10 ? "%.0f" : "%.1f"), r }'; }
 loadavg() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 # README's tables, filled in as the sections run and printed at the end
-declare -A CELL
+declare -A CELL=()
 MD_ZERO=
 
 # timed CMD: run it once, its writes flushed inside the clock (zerofree
@@ -378,7 +378,7 @@ multi_bench() {
 	REPEAT=3 multi_row "e2trim, one after another" '"$E2TRIM" -v $L1 $L2 $L3 $L4'
 	REPEAT=3 multi_row "e2trim -j 4, at once" '"$E2TRIM" -v -j 4 $L1 $L2 $L3 $L4'
 }
-only multi && multi_bench
+if only multi; then multi_bench; fi
 
 # 2. 64 GiB, heavily fragmented: a 64 KiB hole every 256 KiB.
 frag=$dir/frag64g.img
@@ -458,7 +458,7 @@ verify_bench() {
 	done
 	losetup -d "$L"
 }
-only verify && verify_bench
+if only verify; then verify_bench; fi
 
 # 5. More than 2^32 blocks: 5 TiB of 1 KiB blocks, fresh.  Peak RSS is
 # the number to watch (tests/e2e/t_slow_huge_fs.sh holds it under 200 MB).
@@ -477,9 +477,12 @@ fi
 
 [ ${#CELL[@]} = 0 ] || speed_table
 
-only zero-fill && zero_fill_section
+if only zero-fill; then zero_fill_section; fi
 rm -f "$dir/work.img"
 
 # 6. VM images in place through NBD, beside qemu-img convert and
 # virt-sparsify (tests/bench_vm.sh).
-only vm && E2TRIM=$E2TRIM BENCH_DIR=$dir bash "$here/bench_vm.sh"
+if only vm; then
+	E2TRIM=$E2TRIM BENCH_DIR=$dir BENCH_SHARED=$shared BENCH_AGED_MB=$AGED_MB \
+		bash "$here/bench_vm.sh"
+fi
