@@ -5,16 +5,32 @@
 #
 #   BENCH_DIR   where the (sparse) images live   (default /var/tmp/e2trim-bench)
 #   BENCH_QUICK=1  skip the slow e2fsck rows on the 15 TiB image
-#   BENCH_ONLY=zero-fill  only section 6: --zero-fill beside zerofree
+#   BENCH_ONLY=SECTION  only that section: aged, multi, frag, big, verify,
+#                 huge, zero-fill or vm
+#   BENCH_AGED_MB size of the aged image (1024; smaller only to try the
+#                 bench's output, not for README)
+#   E2TRIM_BEFORE another e2trim (built at an older commit) for the
+#                 zero-fill table's "before" column; none: that column is empty
+#
+# Every row is the median of three runs, with the fastest and the slowest
+# beside it; every command (e2trim, fstrim, e2fsck, zerofree alike) runs
+# on a fresh copy in the same cache state and has its writes flushed
+# (sync) inside the clock; the ratio columns are computed here; each
+# section prints the load average, since the machine may be shared.  At
+# the end the figures are printed again as README's tables (markdown),
+# so that README quotes what the bench printed and nothing else.
 # The commands below are strings run later by bash -c, with $L and $F
 # set then: single quotes are meant.
 # shellcheck disable=SC2016
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-shared=$(cd "$here/../../shared/bench" 2>/dev/null && pwd) || shared=
+shared=$(cd "${BENCH_SHARED:-$here/../../shared/bench}" 2>/dev/null && pwd) || shared=
 : "${E2TRIM:=$here/../build/e2trim}"
 E2TRIM=$(cd "$(dirname "$E2TRIM")" && pwd)/$(basename "$E2TRIM")
 dir=${BENCH_DIR:-/var/tmp/e2trim-bench}
+AGED_MB=${BENCH_AGED_MB:-1024}
+AGED=aged$((AGED_MB))m.img
+[ "$AGED_MB" != 1024 ] || AGED=aged1g.img
 mkdir -p "$dir" "$dir/mnt"
 export PATH="$PATH:/sbin:/usr/sbin"
 
@@ -22,18 +38,32 @@ export PATH="$PATH:/sbin:/usr/sbin"
 
 disc() { awk '{print $12, $14}' "/sys/block/$(basename "$1")/stat"; }
 alloc_mib() { echo $(( $(stat -c %b "$1") * 512 / 1048576 )); }
-row() { printf '%-34s %9s %8s %10s %10s %11s %9s\n' "$@"; }
+row() { printf '%-34s %22s %8s %10s %10s %11s %9s\n' "$@"; }
 now() { date +%s.%N; }
 secs() { printf %.3f "$(echo "$2 - $1" | bc)"; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# "MEDIAN MIN MAX" of the numbers on stdin
+spread() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# SECS (median) with MIN-MAX: "0.310 (0.290-0.350)"
+shown() { printf '%s (%s-%s)' "$SECS" "$SMIN" "$SMAX"; }
+# runs SECONDS...: set SECS, SMIN, SMAX from the runs' seconds
+runs() { read -r SECS SMIN SMAX < <(printf '%s\n' "$@" | spread); }
 # seconds as a multiple of the section's first row (e2trim on the device)
 ratio() { printf 'x%.1f' "$(echo "$1 / $BASE" | bc -l)"; }
+# A / B with two significant figures, as README's ratio columns
+times() { echo "$1 $2" | awk '{ r = $1 / $2; printf (r >= 10 ? "%.0f" : "%.1f"), r }'; }
+loadavg() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# README's tables, filled in as the sections run and printed at the end
+declare -A CELL=()
+MD_ZERO=
 
-# timed CMD: run it once, set SECS and RSS_MIB
+# timed CMD: run it once, its writes flushed inside the clock (zerofree
+# leaves them in the page cache, e2fsck and fstrim too, e2trim
+# fdatasyncs: all are treated alike); set SECS and RSS_MIB
 timed() {
 	local t0 t1
 	t0=$(now)
 	/usr/bin/time -f %M -o "$dir/rss" bash -c "$*" >"$dir/out" 2>&1
+	sync
 	t1=$(now)
 	SECS=$(secs "$t0" "$t1")
 	RSS_MIB=$(( $(tail -1 "$dir/rss") / 1024 ))
@@ -49,9 +79,10 @@ fresh_copy() {
 }
 
 # run_dev NAME IMG CMD...: on a loop device over a fresh copy; CMD gets $L.
-# e2trim rows take the median of $REPEAT runs (the others are minutes).
+# Every row: $REPEAT (3) runs, the median shown with the fastest and the
+# slowest; requests, MiB and RSS of the last run.
 run_dev() {
-	local name=$1 src=$2 n=${REPEAT:-1} i all="" r0 s0 r1 s1; shift 2
+	local name=$1 src=$2 n=${REPEAT:-3} i all=() r0 s0 r1 s1; shift 2
 	for ((i = 0; i < n; i++)); do
 		fresh_copy "$src"
 		L=$(losetup -f --show "${WORK:-$dir/work.img}")
@@ -60,43 +91,59 @@ run_dev() {
 		timed "$@"
 		read -r r1 s1 < <(disc "$L")
 		losetup -d "$L"
-		all="$all $SECS"
+		all+=("$SECS")
 	done
-	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
+	runs "${all[@]}"
+	REQS=$((r1 - r0))
 	[ -n "$BASE" ] || BASE=$SECS
-	row "$name" "$SECS" "$(ratio "$SECS")" "$((r1 - r0))" \
+	row "$name" "$(shown)" "$(ratio "$SECS")" "$REQS" \
 		"$(((s1 - s0) / 2048))" "$(alloc_mib "${WORK:-$dir/work.img}")" "$RSS_MIB"
 }
 # run_file NAME IMG CMD...: on a fresh copy of the image file; CMD gets $F
 run_file() {
-	local name=$1 src=$2 n=${REPEAT:-1} i all=""; shift 2
+	local name=$1 src=$2 n=${REPEAT:-3} i all=(); shift 2
 	F=${WORK:-$dir/work.img}
 	export F
 	for ((i = 0; i < n; i++)); do
 		fresh_copy "$src"
 		timed "$@"
-		all="$all $SECS"
+		all+=("$SECS")
 	done
-	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
+	runs "${all[@]}"
+	REQS=
 	[ -n "$BASE" ] || BASE=$SECS
-	row "$name" "$SECS" "$(ratio "$SECS")" - - "$(alloc_mib "$F")" "$RSS_MIB"
+	row "$name" "$(shown)" "$(ratio "$SECS")" - - "$(alloc_mib "$F")" "$RSS_MIB"
 }
 export -f disc
 header() {
 	echo
 	echo "== $1"
-	row method seconds ratio requests "disc MiB" "alloc MiB" "RSS MiB"
+	loadavg
+	row method "seconds (min-max)" ratio requests "disc MiB" "alloc MiB" "RSS MiB"
 	BASE=
+}
+# cell KEY: README's speed-table cell for the row just run
+cell() {
+	local c="$SECS s ($SMIN-$SMAX)"
+	[ -z "$REQS" ] || c="$c, $REQS requests"
+	CELL[$1]="$c, $RSS_MIB MiB"
+}
+# us_per_request: what the row just run took a request
+us_per_request() {
+	[ -n "$REQS" ] && [ "$REQS" -gt 0 ] &&
+		echo "  $(echo "$SECS $REQS" | awk '{ printf "%.1f", $1 / $2 * 1e6 }') us a request (median run)"
 }
 
 # Floor for the device path: a bare loop of BLKDISCARD ioctls over the
 # exact extents e2trim plans, no planning at all.
 raw_floor() {
-	local img=$1
+	local img=$1 i all=() n
 	"$E2TRIM" -n --list "$img" >"$dir/extents"
-	fresh_copy "$img"
-	L=$(losetup -f --show "$dir/work.img")
-	python3 - "$L" "$dir/extents" <<'PY'
+	n=$(wc -l <"$dir/extents")
+	for ((i = 0; i < ${REPEAT:-3}; i++)); do
+		fresh_copy "$img"
+		L=$(losetup -f --show "$dir/work.img")
+		all+=("$(python3 - "$L" "$dir/extents" <<'PY'
 import fcntl, os, struct, sys, time
 BLKDISCARD = 0x1277
 fd = os.open(sys.argv[1], os.O_WRONLY)
@@ -105,21 +152,32 @@ t = time.monotonic()
 for s, n in ext:
     a = -(-s // 4096) * 4096; b = (s + n) // 4096 * 4096
     if b > a: fcntl.ioctl(fd, BLKDISCARD, struct.pack("QQ", a, b - a))
-dt = time.monotonic() - t
-print(f"raw BLKDISCARD loop: {len(ext)} requests in {dt:.3f} s = {dt / max(len(ext), 1) * 1e6:.1f} us each")
+os.fsync(fd)
+print(f"{time.monotonic() - t:.3f}")
 PY
-	losetup -d "$L"
+)")
+		losetup -d "$L"
+	done
+	runs "${all[@]}"
+	echo "raw BLKDISCARD loop: $n requests in $(shown) s = $(echo "$SECS $n" | awk '{ printf "%.1f", $1 / $2 * 1e6 }') us each (median run)"
 }
 
-anchors() {	# IMG
-	local img=$1
-	REPEAT=3 run_dev "e2trim (loop device)" "$img" '"$E2TRIM" -v $L'
-	REPEAT=3 run_file "e2trim (image file)" "$img" '"$E2TRIM" -v $F'
+anchors() {	# KEY IMG: README's speed-table cells under KEY.dev.*, KEY.file.*
+	local key=$1 img=$2
+	run_dev "e2trim (loop device)" "$img" '"$E2TRIM" -v $L'
+	cell "$key.dev.e2trim"; us_per_request
+	run_file "e2trim (image file)" "$img" '"$E2TRIM" -v $F'
+	cell "$key.file.e2trim"
+	# e2trim's own work: open, every bitmap read and checked, verification
+	run_dev "e2trim -n (no discard)" "$img" '"$E2TRIM" -n -v $L'
 	run_dev "fstrim (mount+FITRIM+umount)" "$img" \
 		'mount -o nodiscard $L '"$dir/mnt"' && fstrim -v '"$dir/mnt"'; umount '"$dir/mnt"
+	cell "$key.dev.fstrim"
 	if [ -z "${SKIP_FSCK:-}" ]; then
 		run_dev "e2fsck -fy -E discard (dev)" "$img" 'e2fsck -fy -E discard $L'
+		cell "$key.dev.e2fsck"
 		run_file "e2fsck -fy -E discard (img)" "$img" 'e2fsck -fy -E discard $F'
+		cell "$key.file.e2fsck"
 	fi
 	run_dev "e2fsck -fn (check only)" "$img" 'e2fsck -fn $L'
 }
@@ -135,16 +193,45 @@ zero_fill_rows() {	# IMG
 	command -v zerofree >/dev/null || { echo "(no zerofree: make deps)"; return; }
 	# zerofree leaves its writes in the page cache (e2trim fdatasyncs):
 	# both rows end with sync, so that both count writing them out
+	local e z d bf ec zc dc
 	for cache in ${CACHES:-warm cold}; do
 		cold=
 		[ "$cache" = cold ] && cold=1
-		COLD=$cold REPEAT=3 run_file "e2trim --zero-fill (img, $cache)" "$img" '"$E2TRIM" -v --zero-fill $F; sync'
-		COLD=$cold REPEAT=3 run_file "zerofree (img, $cache)" "$img" 'zerofree $F; sync'
+		COLD=$cold run_file "e2trim --zero-fill (img, $cache)" "$img" '"$E2TRIM" -v --zero-fill $F'
+		e=$SECS ec=$(shown)
+		COLD=$cold run_file "zerofree (img, $cache)" "$img" 'zerofree $F'
+		z=$SECS zc=$(shown)
 		# the same result as e2trim's: zerofree's zeros made holes
-		COLD=$cold REPEAT=3 run_file "  + fallocate --dig-holes" "$img" 'zerofree $F; fallocate --dig-holes $F; sync'
-		COLD=$cold REPEAT=3 run_dev "e2trim --zero-fill (loop, $cache)" "$img" '"$E2TRIM" -v --zero-fill $L; sync'
-		COLD=$cold REPEAT=3 run_dev "zerofree (loop, $cache)" "$img" 'zerofree $L; sync'
+		COLD=$cold run_file "  + fallocate --dig-holes" "$img" 'zerofree $F; fallocate --dig-holes $F'
+		d=$SECS dc=$(shown)
+		bf=
+		if [ -n "${E2TRIM_BEFORE:-}" ]; then
+			COLD=$cold run_file "e2trim before (img, $cache)" "$img" '"$E2TRIM_BEFORE" -v --zero-fill $F'
+			bf="$(shown), $(times "$z" "$SECS")"
+		fi
+		md_zero file "$cache" "$e" "$ec" "$z" "$zc" "$d" "$dc" "$bf"
+		COLD=$cold run_dev "e2trim --zero-fill (loop, $cache)" "$img" '"$E2TRIM" -v --zero-fill $L'
+		e=$SECS ec=$(shown)
+		COLD=$cold run_dev "zerofree (loop, $cache)" "$img" 'zerofree $L'
+		z=$SECS zc=$(shown)
+		bf=
+		if [ -n "${E2TRIM_BEFORE:-}" ]; then
+			COLD=$cold run_dev "e2trim before (loop, $cache)" "$img" '"$E2TRIM_BEFORE" -v --zero-fill $L'
+			bf="$(shown), $(times "$z" "$SECS")"
+		fi
+		md_zero loop "$cache" "$e" "$ec" "$z" "$zc" "" "" "$bf"
 	done
+}
+# md_zero TARGET CACHE E EC Z ZC D DC BEFORE: a row of README's
+# zero-fill table: e2trim's, zerofree's and zerofree + dig-holes' median
+# seconds E, Z, D (shown as EC, ZC, DC: with min-max), each x the ratio
+# of the other tool's median to e2trim's; the first row of a group under
+# $ZF_TITLE
+md_zero() {
+	local dig=" | "
+	[ -z "$7" ] || dig="$8 | $(times "$7" "$3")"
+	MD_ZERO+="| ${ZF_TITLE:-} | $1 | $2 | $4 | $6 | $(times "$5" "$3") | $dig | $9 |"$'\n'
+	ZF_TITLE=
 }
 # host_rows TITLE IMG MKFS COPY CACHES: zero_fill_rows with the copies on
 # a scratch filesystem of their own (3 GiB, made by MKFS, mounted with no
@@ -159,6 +246,7 @@ host_rows() {
 	mount "$hl" "$h" || { losetup -d "$hl"; return; }
 	cp --sparse=always "$img" "$h/base.img"
 	header "--zero-fill beside zerofree: $title"
+	ZF_TITLE=$6
 	WORK=$h/work.img COPY=$copy CACHES=$caches zero_fill_rows "$h/base.img"
 	umount "$h"
 	losetup -d "$hl"
@@ -171,49 +259,88 @@ host_rows() {
 # the host spends no new one; zerofree's writes unshare what they write
 # (cold only: a reflink copy shares blocks, not page cache).
 more_hosts() {	# IMG
-	host_rows "the aged 1 GiB on an ext4 host without -o discard" "$1" \
-		"mkfs.ext4 -q -F" "cp --sparse=always" "warm cold"
+	host_rows "the aged $AGED_MB MiB on an ext4 host without -o discard" "$1" \
+		"mkfs.ext4 -q -F" "cp --sparse=always" "warm cold" \
+		"the same on an ext4 host without \`-o discard\`"
 	command -v mkfs.xfs >/dev/null || { echo "(no mkfs.xfs: make deps)"; return; }
-	host_rows "the aged 1 GiB as a reflink copy on XFS" "$1" \
-		"mkfs.xfs -q -f -m reflink=1" "cp --reflink=always" cold
+	host_rows "the aged $AGED_MB MiB as a reflink copy on XFS" "$1" \
+		"mkfs.xfs -q -f -m reflink=1" "cp --reflink=always" cold \
+		"the same as a reflink copy on XFS"
 }
 zero_fill_section() {
-	local aged=$dir/aged1g.img frag=$dir/frag64g.img zeroed=$dir/aged1g-zeroed.img
-	[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" 1024 1 >/dev/null
-	header "--zero-fill beside zerofree: aged 1 GiB ext4, on / (ext4, -o discard) ($("$E2TRIM" -n -v --zero-fill "$aged" | sed -n 's/.*: \(.*\) zeroed (dry run), \(.*\) already zero/\1 to zero, \2 zero/p'))"
+	local aged=$dir/$AGED frag=$dir/frag64g.img zeroed=$dir/$AGED.zeroed
+	local host todo
+	host=$(findmnt -n -o FSTYPE,OPTIONS -T "$dir" | awk '{ print $1 (index($2, "discard") ? ", -o discard" : "") }')
+	[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" "$AGED_MB" 1 >/dev/null
+	todo=$("$E2TRIM" -n -v --zero-fill "$aged" | sed -n 's/.*: \(.*\) zeroed (dry run), \(.*\) already zero/\1 to zero, \2 zero/p')
+	header "--zero-fill beside zerofree: aged $AGED_MB MiB ext4, on $dir ($host) ($todo)"
+	ZF_TITLE="aged $AGED_MB MiB ($todo), on $dir ($host)"
 	zero_fill_rows "$aged"
 	# the same once zero-filled: what a second run (or zerofree) finds
 	cp --sparse=always "$aged" "$zeroed"
 	"$E2TRIM" -q --zero-fill "$zeroed"
 	header "--zero-fill beside zerofree: the same, zero-filled already (nothing to write)"
+	ZF_TITLE="the same, zero-filled already (sparse), on $dir"
 	zero_fill_rows "$zeroed"
 	rm -f "$zeroed"
-	more_hosts "$aged"
-	[ -n "${BENCH_QUICK:-}" ] && return
-	[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
-	header "--zero-fill beside zerofree: 64 GiB ext4, fragmented, sparse"
-	zero_fill_rows "$frag"
+	[ -n "${BENCH_ZERO_HOSTS-1}" ] && more_hosts "$aged"
+	if [ -z "${BENCH_QUICK:-}" ]; then
+		[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
+		header "--zero-fill beside zerofree: 64 GiB ext4, fragmented, sparse"
+		ZF_TITLE="64 GiB fragmented, sparse, on $dir"
+		zero_fill_rows "$frag"
+	fi
+	echo
+	echo "== README's zero-fill table (seconds, median of 3 (min-max); x: the other tool's median over e2trim's)"
+	loadavg
+	echo "| image, host | target | cache | e2trim | zerofree | × | + dig-holes | × | before, × |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	printf '%s' "$MD_ZERO"
 }
+# speed_table: README's table of the trims, from the cells the sections set
+speed_table() {
+	local k
+	echo
+	echo "== README's speed table (median of 3 (min-max), requests the loop device saw, peak RSS)"
+	loadavg
+	echo "| image | e2trim | fstrim | e2fsck -fy -E discard |"
+	echo "|---|---|---|---|"
+	for k in "big.dev|15 TiB fresh, loop device" "big.file|15 TiB fresh, image file" \
+		 "frag.dev|64 GiB, ${FRAG_EXTENTS:-?} free extents, loop device" \
+		 "frag.file|the same, image file (already sparse)" \
+		 "aged.dev|aged $AGED_MB MiB, ${AGED_EXTENTS:-?} free extents, loop device" \
+		 "huge.dev|5 TiB, 1 KiB blocks (> 2^32 blocks), loop device"; do
+		local key=${k%%|*}
+		local e=${CELL[$key.e2trim]:-–}
+		[ "$key" != frag.file ] || [ -z "${CELL[frag.second]:-}" ] ||
+			e="$e; a second run ${CELL[frag.second]}"
+		echo "| ${k#*|} | $e | ${CELL[$key.fstrim]:-–} | ${CELL[$key.e2fsck]:-–} |"
+	done
+}
+only() { [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]; }
 if [ "${BENCH_ONLY:-}" = zero-fill ]; then
 	zero_fill_section
 	rm -f "$dir/work.img"
 	exit 0
 fi
 
-echo "e2trim bench, $(date -u +%F), $(nproc) cores, kernel $(uname -r)"
+echo "e2trim bench, $(date -u +%F), $(nproc) cores, kernel $(uname -r), e2trim $(git -C "$here/.." describe --always --dirty 2>/dev/null)"
 
-# 1. An aged 1 GiB ext4: written full once, half the files deleted.
-aged=$dir/aged1g.img
-[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" 1024 1 >/dev/null
-header "aged 1 GiB ext4 ($("$E2TRIM" -n --list "$aged" | wc -l) free extents)"
-anchors "$aged"
+# 1. An aged ext4 (1 GiB): written full once, half the files deleted.
+aged=$dir/$AGED
+if only aged; then
+	[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" "$AGED_MB" 1 >/dev/null
+	AGED_EXTENTS=$("$E2TRIM" -n --list "$aged" | wc -l)
+	header "aged $AGED_MB MiB ext4 ($AGED_EXTENTS free extents)"
+	anchors aged "$aged"
+fi
 
 # 1b. Four filesystems in one run: four loop devices over four distinct
 # files (aged 256 MiB ext4, seeds 1-4), trimmed by e2trim -j 4 beside
 # the same four one after another (e2trim -j 1 with the same four
 # arguments); requests, discarded and allocated MiB summed over the four.
 multi_row() {	# NAME CMD (gets $L1..$L4)
-	local name=$1 n=${REPEAT:-1} i k all="" r0 s0 r1 s1 req disc alloc; shift
+	local name=$1 n=${REPEAT:-3} i k all=() r0 s0 r1 s1 req disc alloc; shift
 	for ((k = 0; k < n; k++)); do
 		req=0 disc=0 alloc=0
 		for i in 1 2 3 4; do
@@ -234,11 +361,11 @@ multi_row() {	# NAME CMD (gets $L1..$L4)
 			alloc=$((alloc + $(alloc_mib "$dir/multi-$i.img")))
 		done
 		req=$((r1 - r0)) disc=$(((s1 - s0) / 2048))
-		all="$all $SECS"
+		all+=("$SECS")
 	done
-	SECS=$(echo "$all" | tr ' ' '\n' | grep . | median)
+	runs "${all[@]}"
 	[ -n "$BASE" ] || BASE=$SECS
-	row "$name" "$SECS" "$(ratio "$SECS")" "$req" "$disc" "$alloc" "$RSS_MIB"
+	row "$name" "$(shown)" "$(ratio "$SECS")" "$req" "$disc" "$alloc" "$RSS_MIB"
 	rm -f "$dir"/multi-?.img
 }
 multi_bench() {
@@ -251,31 +378,38 @@ multi_bench() {
 	REPEAT=3 multi_row "e2trim, one after another" '"$E2TRIM" -v $L1 $L2 $L3 $L4'
 	REPEAT=3 multi_row "e2trim -j 4, at once" '"$E2TRIM" -v -j 4 $L1 $L2 $L3 $L4'
 }
-multi_bench
+if only multi; then multi_bench; fi
 
 # 2. 64 GiB, heavily fragmented: a 64 KiB hole every 256 KiB.
 frag=$dir/frag64g.img
-[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
-header "64 GiB ext4, fragmented ($("$E2TRIM" -n --list "$frag" | wc -l) free extents)"
-raw_floor "$frag"
-anchors "$frag"
-# the same image file trimmed a second time: all of it is sparse already
-fresh_copy "$frag"
-"$E2TRIM" -q "$dir/work.img"
-cp --sparse=always "$dir/work.img" "$dir/trimmed.img"
-REPEAT=3 run_file "e2trim, 2nd run (image file)" "$dir/trimmed.img" '"$E2TRIM" -v $F'
-rm -f "$dir/trimmed.img"
+if only frag; then
+	[ -f "$frag" ] || bash "$shared/mkfrag.sh" "$frag" 64 >/dev/null
+	FRAG_EXTENTS=$("$E2TRIM" -n --list "$frag" | wc -l)
+	header "64 GiB ext4, fragmented ($FRAG_EXTENTS free extents)"
+	raw_floor "$frag"
+	anchors frag "$frag"
+	# the same image file trimmed a second time: all of it is sparse already
+	fresh_copy "$frag"
+	"$E2TRIM" -q "$dir/work.img"
+	cp --sparse=always "$dir/work.img" "$dir/trimmed.img"
+	run_file "e2trim, 2nd run (image file)" "$dir/trimmed.img" '"$E2TRIM" -v $F'
+	CELL[frag.second]="$SECS s ($SMIN-$SMAX)"
+	rm -f "$dir/trimmed.img"
+fi
 
 # 3. 15 TiB fresh ext4 on a sparse file.
 big=$dir/fresh15t.img
-if [ ! -f "$big" ]; then
-	truncate -s 15T "$big"
-	MKE2FS_CONFIG=$here/mke2fs.conf mke2fs -q -F -t ext4 -E lazy_itable_init=1,nodiscard "$big"
+if only big; then
+	if [ ! -f "$big" ]; then
+		truncate -s 15T "$big"
+		MKE2FS_CONFIG=$here/mke2fs.conf mke2fs -q -F -t ext4 -E lazy_itable_init=1,nodiscard "$big"
+	fi
+	header "15 TiB fresh ext4 ($("$E2TRIM" -n --list "$big" | wc -l) free extents)"
+	[ -n "${BENCH_QUICK:-}" ] && SKIP_FSCK=1
+	raw_floor "$big"
+	anchors big "$big"
+	SKIP_FSCK=
 fi
-header "15 TiB fresh ext4 ($("$E2TRIM" -n --list "$big" | wc -l) free extents)"
-[ -n "${BENCH_QUICK:-}" ] && SKIP_FSCK=1
-raw_floor "$big"
-anchors "$big"
 
 # 4. Verification at the speed of the device: a 2 TiB
 # ext4 whose groups are all initialized, 2 Mi inodes in 16 384 tables.
@@ -293,53 +427,62 @@ fsck_secs() {
 	secs "$t0" "$(now)"
 }
 floor_secs() { python3 "$here/tools/itable_floor.py" "$1" | awk '{ print $1 }'; }
-ratios() { printf 'x%.2f of the floor, x%.3f of e2fsck' \
-	"$(echo "$1 / $2" | bc -l)" "$(echo "$1 / $3" | bc -l)"; }
 
 verify_bench() {
-	local img=$dir/init2t.img runs=3 i v f fl L mode
+	local img=$dir/init2t.img runs=3 i L mode vs fs fls
 	if [ ! -f "$img" ]; then
 		truncate -s 2T "$img"
 		mke2fs -q -F -t ext4 -O ^metadata_csum,^uninit_bg -i 1048576 "$img"
 	fi
-	[ -n "${BENCH_QUICK:-}" ] && runs=1
 	echo
-	echo "== 2 TiB ext4, every group initialized: verification (seconds)"
-	printf '%-6s %3s %9s %9s %9s   %s\n' cache run verify "e2fsck" floor \
-		"verify as a multiple"
+	echo "== 2 TiB ext4, every group initialized: verification (seconds, median of $runs (min-max))"
+	loadavg
+	echo "| cache | verification | \`e2fsck -fn\` | floor | verification / floor | verification / e2fsck |"
+	echo "|---|---|---|---|---|---|"
 	L=$(losetup -f --show -r "$img")
 	for mode in cold warm; do
 		[ "$mode" = warm ] && { verify_secs "$L" >/dev/null; floor_secs "$L" >/dev/null; }
+		vs=() fs=() fls=()
 		for ((i = 1; i <= runs; i++)); do
 			[ "$mode" = cold ] && cold
-			v=$(verify_secs "$L")
+			vs+=("$(verify_secs "$L")")
 			[ "$mode" = cold ] && cold
-			f=$(fsck_secs "$L")
+			fs+=("$(fsck_secs "$L")")
 			[ "$mode" = cold ] && cold
-			fl=$(floor_secs "$L")
-			printf '%-6s %3s %9s %9s %9s   %s\n' "$mode" "$i" "$v" "$f" \
-				"$fl" "$(ratios "$v" "$fl" "$f")"
+			fls+=("$(floor_secs "$L")")
 		done
+		runs "${vs[@]}"; local v=$SECS vc; vc=$(shown)
+		runs "${fs[@]}"; local f=$SECS fc; fc=$(shown)
+		runs "${fls[@]}"; local fl=$SECS flc; flc=$(shown)
+		echo "| $mode | $vc | $fc | $flc | $(echo "$v $fl" | awk '{ printf "%.2f", $1 / $2 }') | $(echo "$v $f" | awk '{ printf "%.3f", $1 / $2 }') |"
 	done
 	losetup -d "$L"
 }
-verify_bench
+if only verify; then verify_bench; fi
 
 # 5. More than 2^32 blocks: 5 TiB of 1 KiB blocks, fresh.  Peak RSS is
 # the number to watch (tests/e2e/t_slow_huge_fs.sh holds it under 200 MB).
 huge=$dir/huge5t-1k.img
-if [ ! -f "$huge" ]; then
-	truncate -s 5T "$huge"
-	MKE2FS_CONFIG=$here/mke2fs.conf mke2fs -q -F -t ext4 -b 1024 -O 64bit \
-		-E lazy_itable_init=1,lazy_journal_init=1,nodiscard "$huge"
+if only huge; then
+	if [ ! -f "$huge" ]; then
+		truncate -s 5T "$huge"
+		MKE2FS_CONFIG=$here/mke2fs.conf mke2fs -q -F -t ext4 -b 1024 -O 64bit \
+			-E lazy_itable_init=1,lazy_journal_init=1,nodiscard "$huge"
+	fi
+	header "5 TiB ext4, 1 KiB blocks, > 2^32 blocks ($("$E2TRIM" -n --list "$huge" | wc -l) free extents)"
+	run_dev "e2trim (loop device)" "$huge" '"$E2TRIM" -v $L'
+	cell huge.dev.e2trim
+	run_file "e2trim (image file)" "$huge" '"$E2TRIM" -v $F'
 fi
-header "5 TiB ext4, 1 KiB blocks, > 2^32 blocks ($("$E2TRIM" -n --list "$huge" | wc -l) free extents)"
-run_dev "e2trim (loop device)" "$huge" '"$E2TRIM" -v $L'
-run_file "e2trim (image file)" "$huge" '"$E2TRIM" -v $F'
 
-zero_fill_section
+[ ${#CELL[@]} = 0 ] || speed_table
+
+if only zero-fill; then zero_fill_section; fi
 rm -f "$dir/work.img"
 
 # 6. VM images in place through NBD, beside qemu-img convert and
 # virt-sparsify (tests/bench_vm.sh).
-E2TRIM=$E2TRIM BENCH_DIR=$dir bash "$here/bench_vm.sh"
+if only vm; then
+	E2TRIM=$E2TRIM BENCH_DIR=$dir BENCH_SHARED=$shared BENCH_AGED_MB=$AGED_MB \
+		bash "$here/bench_vm.sh"
+fi

@@ -374,3 +374,67 @@ hook_trimmed() {
 	assert_grep "$2: .* trimmed" "$LOG" "$1: e2trim -v's report"
 	e2fsck -fn "$2" >/dev/null 2>&1 || fail "$1: e2fsck -fn after"
 }
+
+# Pause points (src/cli/test_hooks.c).  pause_arm STAGE: make the FIFOs
+# and export E2TRIM_TEST_PAUSE so that e2trim holds each target at its
+# first progress report of STAGE (verifying, trimming, zero-filling) with
+# bytes done.  pause_wait: until one target is held there (its line in
+# $PAUSED; a five-minute guard against a hang, never a timing).
+# pause_release [N]: let N held targets (1) go on.  pause_disarm: done.
+pause_arm() {
+	rm -f "$T/pause" "$T/pause.go"
+	mkfifo "$T/pause" "$T/pause.go" || fail "mkfifo"
+	exec 7<>"$T/pause" 8<>"$T/pause.go"
+	export E2TRIM_TEST_PAUSE="$1:$T/pause"
+}
+pause_wait() {
+	PAUSED=
+	# shellcheck disable=SC2034  # for the caller
+	read -r -t 300 -u 7 PAUSED || fail "e2trim never reached the pause point"
+}
+pause_release() {	# N (1)
+	local i n=${1:-1}
+	for ((i = 0; i < n; i++)); do printf x >&8; done
+}
+pause_disarm() {
+	unset E2TRIM_TEST_PAUSE
+	exec 7>&- 8>&-
+}
+
+# hold_excl DEV: another program holds DEV open with O_EXCL (as mkfs,
+# e2fsck or a mount would), confirmed: it says so through a FIFO once it
+# holds, and holds until release_excl closes its stdin.
+hold_excl() {
+	rm -f "$T/held" "$T/hold.in"
+	mkfifo "$T/held" "$T/hold.in" || fail "mkfifo"
+	python3 -c 'import os, sys
+with open(sys.argv[2], "w") as f:
+    try:
+        fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+    except OSError as e:
+        f.write(f"{e}\n")
+        sys.exit(1)
+    f.write("held\n")
+sys.stdin.read()' "$1" "$T/held" <"$T/hold.in" &
+	HOLDER=$!
+	exec 6>"$T/hold.in"
+	local line=
+	read -r -t 300 line <"$T/held" || true
+	[ "$line" = held ] || fail "the O_EXCL holder of $1 did not start: $line"
+}
+release_excl() {
+	exec 6>&-
+	wait "$HOLDER" 2>/dev/null
+}
+
+# A part of a test that cannot run here (no root, a kernel without a
+# feature, another e2fsprogs) is not passed over with a note: left_out
+# WHAT records it, and finish ends the test with a skip (77, which CI
+# counts as a failure) when anything was left out, else with a pass.
+LEFT_OUT=()
+left_out() { LEFT_OUT+=("$*"); note "left out: $*"; }
+finish() {
+	local IFS=';'
+	[ ${#LEFT_OUT[@]} = 0 ] || skip "left out: ${LEFT_OUT[*]}"
+	exit 0
+}

@@ -19,6 +19,7 @@
 
 #include "progress.h"
 #include "size.h"
+#include "test_hooks.h"
 
 #define REDRAW_NS 200000000LL	/* at most 5 lines a second */
 
@@ -28,6 +29,7 @@ static struct {
 	long long stage_start;		/* ns, CLOCK_MONOTONIC */
 	long long last_draw;
 	int drawn;			/* a line is on the terminal */
+	int on;				/* drawn at all (else tests' pause only) */
 	unsigned int delay_ms;		/* tests: E2TRIM_PROGRESS_DELAY_MS */
 } prog;
 
@@ -98,7 +100,10 @@ static void on_progress(void *priv, enum e2trim_stage stage,
 {
 	long long now;
 
-	(void)priv;
+	/* priv: the target's name, for the tests' pause point only */
+	test_pause_at(stage_name(stage), priv, done_bytes);
+	if (!prog.on)
+		return;
 	if (prog.delay_ms)
 		usleep(prog.delay_ms * 1000u);
 	now = now_ns();
@@ -120,14 +125,22 @@ static void on_progress(void *priv, enum e2trim_stage stage,
 void progress_start(const struct e2trim_control *ctl, struct e2trim *t)
 {
 	const char *delay = getenv("E2TRIM_PROGRESS_DELAY_MS");
+	int on;
 
 	/* -j: targets write into buffers, one line cannot speak for all */
-	if (ctl->progress == PROGRESS_OFF || ctl->jobs > 1 ||
-	    (ctl->progress == PROGRESS_AUTO &&
-	     (ctl->quiet || !isatty(STDERR_FILENO))))
+	on = !(ctl->progress == PROGRESS_OFF || ctl->jobs > 1 ||
+	       (ctl->progress == PROGRESS_AUTO &&
+		(ctl->quiet || !isatty(STDERR_FILENO))));
+
+	if (!on && !test_pause_armed())
 		return;
-	prog.device = ctl->device;
-	/* tests only: slow each report down to see the line move */
-	prog.delay_ms = delay ? (unsigned int)strtoul(delay, NULL, 10) : 0;
-	e2trim_set_progress(t, on_progress, NULL);
+	/* a -j worker only gets here for the pause: prog stays untouched */
+	if (on) {
+		prog.on = 1;
+		prog.device = ctl->device;
+		/* tests only: slow each report down to see the line move */
+		prog.delay_ms = delay ? (unsigned int)strtoul(delay, NULL, 10)
+				      : 0;
+	}
+	e2trim_set_progress(t, on_progress, (void *)ctl->device);
 }

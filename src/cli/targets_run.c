@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "targets.h"
+#include "test_hooks.h"
 
 struct sched {
 	const struct e2trim_control *ctl;
@@ -28,26 +29,34 @@ struct sched {
 	pthread_cond_t changed;
 };
 
+/* How many running targets are on @r's disk (an unknown disk: none). */
+static unsigned int running_on_disk(const struct target_list *l,
+				    const struct target_rec *r)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < l->n; k++)
+		n += l->v[k].running && l->v[k].disk.kind &&
+		     l->v[k].disk.kind == r->disk.kind &&
+		     l->v[k].disk.dev == r->disk.dev &&
+		     l->v[k].disk.ino == r->disk.ino;
+	return n;
+}
+
 /* One that may start now: pending, and its disk not busy; NULL if none. */
 static struct target_rec *next_target(struct sched *s, int *pending)
 {
 	struct target_list *l = s->l;
-	unsigned int i, k;
+	unsigned int i;
 
 	*pending = 0;
 	for (i = 0; i < l->n; i++) {
 		struct target_rec *r = &l->v[i];
-		int busy = 0;
 
 		if (r->running || r->done)
 			continue;
 		*pending = 1;
-		for (k = 0; k < l->n && !busy; k++)
-			busy = l->v[k].running && l->v[k].disk.kind &&
-			       l->v[k].disk.kind == r->disk.kind &&
-			       l->v[k].disk.dev == r->disk.dev &&
-			       l->v[k].disk.ino == r->disk.ino;
-		if (!busy)
+		if (!running_on_disk(l, r))
 			return r;
 	}
 	return NULL;
@@ -69,6 +78,8 @@ static void *worker(void *arg)
 			continue;
 		}
 		r->running = 1;
+		/* counted, not assumed: the tests check it never exceeds 1 */
+		test_note_disk_jobs(running_on_disk(s->l, r));
 		pthread_mutex_unlock(&s->lock);
 
 		out_buf_use(r->buf);
@@ -185,6 +196,7 @@ int targets_run(const struct e2trim_control *ctl, struct target_list *l,
 			l->v[i].done = 1;
 		}
 	}
+	test_report_disk_jobs();
 	code = exit_code(l);
 	if (ctl->json)
 		json_document(ctl, l, code);

@@ -32,6 +32,6 @@ else
 	"${run_as[@]}" bash "$dir/mkimages.sh" --check >"$T/check" 2>&1
 	grep -c ' -> ' "$T/check" | grep -qx "$(bash "$dir/mkimages.sh" --list | wc -l)" ||
 		{ tail -20 "$T/check" >&2; fail "mkimages.sh could not make every fixture"; }
-	note "every fixture made; not compared"
+	left_out "the byte comparison: the fixtures were made with another e2fsprogs (every one was made again, not compared)"
 fi
-exit 0
+finish

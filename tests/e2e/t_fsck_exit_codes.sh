@@ -129,6 +129,6 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	assert_eq "$(wc -l <"$FAKE_ARGS")" "$lines" "e2fsck run on a mounted filesystem"
 	note "mounted: 10, and e2fsck not run"
 else
-	note "mounted case left out: needs root and a loop device"
+	left_out "the mounted case (needs root and a loop device)"
 fi
-exit 0
+finish

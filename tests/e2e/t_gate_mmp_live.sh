@@ -17,7 +17,11 @@ assert_rc 0 "clean MMP"
 cp "$OUT" "$T/plan"
 
 # the other node: a new sequence number every half second, checksummed
-python3 - "$IMAGES" "$img" >"$T/node" 2>&1 <<'PY' &
+# (the pace is the node's own; the test waits only for its first write,
+# which it confirms through a FIFO, and every refusal below needs just that)
+mkfifo "$T/node.ready" || fail "mkfifo"
+exec 5<>"$T/node.ready"
+python3 - "$IMAGES" "$img" "$T/node.ready" >"$T/node" 2>&1 <<'PY' &
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import fixtool
@@ -25,13 +29,16 @@ seq = 0x100
 while True:
     fixtool.cmd_mmp(sys.argv[2], hex(seq), "othernode", "sdb")
     if seq == 0x100:
-        print("running", flush=True)
+        with open(sys.argv[3], "w") as f:
+            f.write("running\n")
     seq += 1
     time.sleep(0.5)
 PY
 node=$!
-for _ in $(seq 100); do [ -s "$T/node" ] && break; sleep 0.1; done
-grep -q running "$T/node" || { kill $node; cat "$T/node" >&2; fail "the other node did not start"; }
+line=
+read -r -t 300 -u 5 line || true
+exec 5>&-
+[ "$line" = running ] || { kill $node; cat "$T/node" >&2; fail "the other node did not start"; }
 
 rcs=
 for opts in "-n" "-n --force" "" "--force"; do

@@ -43,13 +43,7 @@ MOUNTS=()
 sum=$(file_md5 "$img")
 
 # held with O_EXCL by another program (as mkfs, e2fsck or a mount would)
-python3 -c 'import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
-print("held", flush=True)
-time.sleep(60)' "$dev" >"$T/held" &
-holder=$!
-for _ in $(seq 100); do [ -s "$T/held" ] && break; sleep 0.1; done
-[ -s "$T/held" ] || { kill $holder; fail "the holder did not start"; }
+hold_excl "$dev"
 rcs=
 for target in "$dev" "$img"; do
 	for opts in "-n" "-n --force"; do
@@ -59,7 +53,7 @@ for target in "$dev" "$img"; do
 		grep -q "in use" "$ERR" || rcs="$rcs(no message)"
 	done
 done
-kill $holder; wait $holder 2>/dev/null
+release_excl
 assert_eq "$rcs" " 10 10 10 10" "held O_EXCL: exit codes of device, device --force, image, image --force"
 note "held O_EXCL: refused with exit 10"
 

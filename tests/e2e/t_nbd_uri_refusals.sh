@@ -17,11 +17,36 @@ stop_servers() {
 	cleanup
 }
 trap stop_servers EXIT
-# wait_sock SOCK: until a server listens there
-wait_sock() {
-	local i
-	for i in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.1; done
-	fail "no server on $1"
+# No server is waited for by the clock.  kit NAME ARGS...: nbdkit in the
+# foreground whose pid file is a FIFO: it writes its pid there once it
+# accepts connections, and the test reads it; $KIT is its pid.
+kit() {
+	local name=$1 pid=; shift
+	mkfifo "$T/$name.pid" || fail "mkfifo"
+	exec 5<>"$T/$name.pid"
+	nbdkit -f -U "$T/$name.sock" -P "$T/$name.pid" "$@" &
+	PIDS+=("$!")
+	read -r -t 300 -u 5 pid || true
+	exec 5>&-
+	[ "$pid" = "${PIDS[-1]}" ] || fail "nbdkit $name did not start"
+	KIT=$pid
+}
+# qnbd NAME ARGS...: qemu-nbd --fork, which returns once it serves.
+qnbd() {
+	local name=$1; shift
+	qemu-nbd --fork --pid-file="$T/$name.pid" --persistent -k "$T/$name.sock" "$@" ||
+		fail "qemu-nbd $name"
+	PIDS+=("$(cat "$T/$name.pid")")
+}
+# stop PID: end a server and wait until it is gone (its locks too)
+stop() {
+	kill "$1" 2>/dev/null || return 0
+	python3 -c 'import os, select, sys
+try:
+    fd = os.pidfd_open(int(sys.argv[1]))
+except ProcessLookupError:
+    sys.exit(0)
+select.select([fd], [], [], 300)' "$1"
 }
 
 raw="$T/fs.raw"
@@ -34,14 +59,12 @@ oracle_extents "$raw" | aligned_extents "$hbs" >"$T/plan"
 want=$(awk '{s += $2} END {print s + 0}' "$T/plan")
 
 # nbdkit's file plugin: trims punch holes in the raw file
-nbdkit -U "$T/kit.sock" -P "$T/kit.pid" file "$raw" || fail "nbdkit"
-wait_sock "$T/kit.sock"
-PIDS+=("$(cat "$T/kit.pid")")
+kit kit file "$raw"
 uri="nbd+unix:///?socket=$T/kit.sock"
 alloc0=$(alloc_bytes "$raw")
 run_e2trim -v "$uri"
 assert_rc 0 "trim through nbdkit"
-kill "$(cat "$T/kit.pid")"
+stop "$KIT"
 alloc1=$(alloc_bytes "$raw")
 [ $(( (alloc0 - alloc1) * 10 )) -ge $((want * 9)) ] ||
 	fail "raw file shrank by $((alloc0 - alloc1)), less than 90 % of $want"
@@ -55,18 +78,16 @@ note "nbdkit file plugin: $alloc0 -> $alloc1 bytes allocated"
 mkfs "$T/bs.raw" 64M -t ext4
 age "$T/bs.raw" 9
 used_bs=$(used_blocks_digest "$T/bs.raw")
-nbdkit -U "$T/bs.sock" -P "$T/bs.pid" --filter=blocksize-policy file "$T/bs.raw" \
+kit bs --filter=blocksize-policy file "$T/bs.raw" \
 	blocksize-minimum=4096 blocksize-preferred=65536 blocksize-maximum=1M \
-	blocksize-error-policy=error || fail "nbdkit blocksize-policy"
-wait_sock "$T/bs.sock"
-PIDS+=("$(cat "$T/bs.pid")")
+	blocksize-error-policy=error
 run_e2trim -n --list "nbd+unix:///?socket=$T/bs.sock"
 assert_rc 0 "dry run through a 4 KiB-minimum server"
 oracle_extents "$T/bs.raw" | aligned_extents 65536 >"$T/bs.plan"
 cmp -s "$OUT" "$T/bs.plan" || { diff "$OUT" "$T/bs.plan" | head; fail "--list not in the server's preferred 64 KiB"; }
 run_e2trim -v "nbd+unix:///?socket=$T/bs.sock"
 assert_rc 0 "trim through a 4 KiB-minimum server"
-kill "$(cat "$T/bs.pid")"
+stop "$KIT"
 assert_eq "$(used_blocks_digest "$T/bs.raw")" "$used_bs" "used blocks (blocksize-policy)"
 e2fsck -fn "$T/bs.raw" >/dev/null 2>&1 || fail "e2fsck after (blocksize-policy)"
 
@@ -75,29 +96,25 @@ mkfs "$T/fs2.raw" 64M -t ext4
 age "$T/fs2.raw" 5
 qemu-img convert -O qcow2 "$T/fs2.raw" "$T/q2.qcow2" || fail "convert"
 sum=$(file_md5 "$T/q2.qcow2")
-qemu-nbd -f qcow2 --read-only --persistent -k "$T/ro.sock" "$T/q2.qcow2" &
-PIDS+=("$!")
-wait_sock "$T/ro.sock"
+qnbd ro -f qcow2 --read-only "$T/q2.qcow2"
 run_e2trim -v "nbd+unix:///?socket=$T/ro.sock"
 assert_rc 25 "read-only NBD server"
 assert_grep "the NBD server cannot trim; start it with discard enabled" "$ERR" "25's message"
 # the dry run of a read-only server is fine: it only counts
 run_e2trim -n -v "nbd+unix:///?socket=$T/ro.sock"
 assert_rc 0 "dry run through a read-only server"
-kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+stop "${PIDS[-1]}"
 assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "refused image changed"
 
 # another qemu-nbd holds the image: refused with 26, nothing changed
-qemu-nbd -f qcow2 --persistent -k "$T/hold.sock" "$T/q2.qcow2" &
-PIDS+=("$!")
-wait_sock "$T/hold.sock"
+qnbd hold -f qcow2 "$T/q2.qcow2"
 run_e2trim -v "$T/q2.qcow2"
 assert_rc 26 "image locked by another qemu-nbd"
 assert_grep 'open in another program (qemu.s image lock)' "$ERR" "26's message"
 assert_grep 'Failed to get .*lock' "$ERR" "qemu's own words"
 run_e2trim -n "$T/q2.qcow2"
 assert_rc 26 "dry run of a locked image"
-kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+stop "${PIDS[-1]}"
 assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "locked image changed"
 
 # the lock gone, the same image trims

@@ -23,6 +23,6 @@ else
 	bash "$IMAGES/mkverify.sh" --check >"$T/check" 2>&1
 	[ "$(grep -c ': ' "$T/check")" = "$(wc -l <"$T/listed")" ] ||
 		{ cat "$T/check" >&2; fail "mkverify.sh could not make every fixture"; }
-	note "every fixture made; not compared"
+	left_out "the byte comparison: the fixtures were made with another e2fsprogs (every one was made again, not compared)"
 fi
-exit 0
+finish

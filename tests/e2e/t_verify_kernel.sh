@@ -106,15 +106,15 @@ kernel_fs ext4-inline 160M -t ext4 -O inline_data
 if [ -e /sys/fs/ext4/features/casefold ]; then
 	kernel_fs ext4-casefold 160M -t ext4 -O casefold
 else
-	note "ext4-casefold: this kernel has no casefold support"
+	left_out "ext4-casefold: this kernel has no casefold support"
 fi
 if [ -e /sys/fs/ext4/features/test_dummy_encryption_v2 ]; then
 	MOUNT_OPTS=test_dummy_encryption kernel_fs ext4-encrypt 160M -t ext4 -O encrypt
 else
-	note "ext4-encrypt: this kernel has no test_dummy_encryption"
+	left_out "ext4-encrypt: this kernel has no test_dummy_encryption"
 fi
 kernel_fs ext3 160M -t ext3
 kernel_fs ext2-1k 160M -t ext2 -b 1024
 kernel_fs ext4-1k-noflex 160M -t ext4 -b 1024 -O ^flex_bg
 kernel_fs ext4-bigalloc 256M -t ext4 -O bigalloc -C 65536 -N 8192
-exit 0
+finish

@@ -14,11 +14,15 @@
  * The mutator spreads mutations over the records rather than the bytes,
  * and favours the superblock and the descriptors.
  *
- * Beyond "no crash, no leak, no undefined behaviour" the target checks
- * what e2trim promises of every plan it makes: extents in ascending
- * order, merged, on block boundaries, inside the filesystem's data
- * blocks, all of them free in the bitmap libext2fs reads by itself, and
- * the dry-run target's counts adding up.  A broken promise aborts.
+ * It calls the library's public entry points only (e2trim_open,
+ * e2trim_check, e2trim_plan, e2trim_apply with dryrun), as the command
+ * does.  Beyond "no crash, no leak, no undefined behaviour" it checks
+ * what e2trim promises of every plan it makes against libext2fs opened
+ * on the same image by itself: extents in ascending order, merged, on
+ * block boundaries, inside the filesystem's data blocks, all of them
+ * free in libext2fs's bitmap; apply's extents aligned to the
+ * granularity, and the dry run's counts adding up to the plan's.  A
+ * broken promise aborts.
  *
  *   E2TRIM_FUZZ_SAVE=out.img fuzz_open_plan crash-...
  * writes the image an input stands for, to become a regression image.
@@ -35,10 +39,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
-#include "bitmap.h"
-#include "e2trim_int.h"
-#include "plan.h"
-#include "target.h"
+#include "e2trim.h"
 
 #define MAX_IMAGE (128U << 20)
 #define FIX_CSUMS (1U << 31)	/* in the size field */
@@ -147,69 +148,126 @@ static void save_image(const char *path)
 	close(fd);
 }
 
-struct check {
-	const struct plan_geometry *geo;
-	ext2fs_block_bitmap map;	/* libext2fs's own reading, or NULL */
-	struct target *t;
-	uint64_t next;			/* the next extent starts after it */
-	uint64_t extents;
+/* What libext2fs itself says of the image: the oracle for every plan. */
+struct oracle {
+	ext2_filsys fs;			/* NULL: libext2fs cannot open it */
+	int have_map;			/* its block bitmap was read */
+	uint64_t block_size, first_data_block, blocks;
 };
 
-/* What every extent of every plan must be; see the top of the file. */
+static void oracle_open(struct oracle *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (ext2fs_open2(img_path, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP,
+			 0, 0, unix_io_manager, &o->fs)) {
+		o->fs = NULL;
+		return;
+	}
+	o->block_size = o->fs->blocksize;
+	o->first_data_block = o->fs->super->s_first_data_block;
+	o->blocks = ext2fs_blocks_count(o->fs->super);
+	o->have_map = !ext2fs_read_block_bitmap(o->fs);
+}
+
+struct check {
+	const struct oracle *o;
+	uint64_t next;			/* the next extent starts after it */
+	uint64_t extents, bytes;
+	uint64_t granularity;		/* e2trim_apply's extents: aligned */
+};
+
+/* e2trim_plan(): the filesystem's free extents; see the top of the file. */
 static int check_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
 	struct check *c = priv;
-	uint64_t bs = c->geo->block_size, blk = start_bytes / bs;
+	uint64_t bs = c->o->block_size, blk = start_bytes / bs;
 
 	if (!len_bytes || start_bytes % bs || len_bytes % bs)
 		abort();
-	if (blk < c->geo->first_data_block ||
-	    len_bytes / bs > c->geo->blocks_count - blk)
+	if (blk < c->o->first_data_block ||
+	    len_bytes / bs > c->o->blocks - blk)
 		abort();
 	if (c->extents && start_bytes <= c->next)
 		abort();	/* not ascending, or not merged */
-	if (c->map && !ext2fs_test_block_bitmap_range2(c->map, blk,
-						       len_bytes / bs))
+	if (c->o->have_map &&
+	    !ext2fs_test_block_bitmap_range2(c->o->fs->block_map, blk,
+					     len_bytes / bs))
 		abort();	/* libext2fs says some of it is in use */
 	c->next = start_bytes + len_bytes;
 	c->extents++;
-	return target_trim(c->t, start_bytes, len_bytes);
+	c->bytes += len_bytes;
+	return 0;
 }
 
-/* e2trim_apply(), for a dry run, checked; the gates have passed. */
-static void dry_run(struct e2trim *tfs)
+/* e2trim_apply(): the same extents, trimmed inward to the granularity. */
+static int check_aligned(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
-	struct plan_range range = { 0, UINT64_MAX, 0 };
-	struct plan_geometry geo;
-	struct plan_source src;
-	struct plan_blocks blk;
-	struct plan_stats st;
-	struct target t;
-	struct check c;
-	const struct target_stats *ts = &t.stats;
+	struct check *c = priv;
 
-	bitmap_geometry(tfs->fs, &geo);
-	bitmap_stream_source(tfs->stream, &src);
-	if (plan_check_range(&geo, &range, &blk))
-		return;
-	if (e2trim_verify(tfs))
-		return;
-	memset(&t, 0, sizeof(t));
-	t.name = tfs->path;
-	t.dryrun = 1;
-	if (target_file_init(&t, tfs->fd, TRIM_DISCARD))
+	if (!len_bytes || start_bytes % c->granularity ||
+	    len_bytes % c->granularity)
 		abort();
-	memset(&c, 0, sizeof(c));
-	c.geo = &geo;
-	c.t = &t;
-	/* the whole bitmap in memory: fine for images of 128 MiB at most */
-	if (!ext2fs_read_block_bitmap(tfs->fs))
-		c.map = tfs->fs->block_map;
-	if (!plan_run(&geo, &range, &src, check_extent, &c, &st) &&
-	    (c.extents != st.extents ||
-	     ts->bytes + ts->sparse_bytes + ts->align_bytes != st.bytes))
+	if (c->extents && start_bytes < c->next)
 		abort();
-	target_close(&t);
+	if ((start_bytes + len_bytes) / c->o->block_size > c->o->blocks)
+		abort();
+	c->next = start_bytes + len_bytes;
+	c->extents++;
+	c->bytes += len_bytes;
+	return 0;
+}
+
+static uint64_t inputs, planned;
+static const char *counts_path;
+
+/* E2TRIM_FUZZ_COUNTS=FILE: how many inputs ran and how many got a plan. */
+static void save_counts(void)
+{
+	FILE *f;
+
+	if (!counts_path)
+		return;
+	f = fopen(counts_path, "w");
+	if (!f)
+		abort();
+	fprintf(f, "%llu %llu\n", (unsigned long long)inputs,
+		(unsigned long long)planned);
+	if (fclose(f))
+		abort();
+}
+
+/*
+ * The library's own entry points, as `e2trim -n --list` calls them: the
+ * plan, then a dry-run apply, each checked against libext2fs and against
+ * the other.  The gates have passed.
+ */
+static void dry_run(struct e2trim *t)
+{
+	struct check plan = { 0 }, applied = { 0 };
+	const struct e2trim_result *r;
+	struct oracle o;
+
+	oracle_open(&o);
+	if (!o.fs)
+		return;		/* e2trim opened what libext2fs cannot */
+	plan.o = applied.o = &o;
+	if (e2trim_plan(t, check_extent, &plan))
+		goto out;
+	r = e2trim_result(t);
+	if (r->extents != plan.extents || r->extent_bytes != plan.bytes)
+		abort();
+	applied.granularity = r->granularity_bytes ? r->granularity_bytes : 1;
+	if (e2trim_apply(t, check_aligned, &applied))
+		goto out;
+	r = e2trim_result(t);
+	planned++;
+	if (r->extents != plan.extents || r->extent_bytes != plan.bytes)
+		abort();	/* apply walked another plan */
+	if (r->bytes_trimmed + r->bytes_already_sparse != applied.bytes ||
+	    applied.bytes + r->bytes_kept_for_alignment != plan.bytes)
+		abort();	/* the dry run's counts do not add up */
+out:
+	ext2fs_close_free(&o.fs);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -289,6 +347,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	snprintf(img_path, sizeof(img_path), "/proc/self/fd/%d", img_fd);
 	save_path = getenv("E2TRIM_FUZZ_SAVE");
+	counts_path = getenv("E2TRIM_FUZZ_COUNTS");
+	/* set-up that fails makes every input "refused": say so and stop */
+	if (access(img_path, R_OK | W_OK)) {
+		perror(img_path);
+		exit(1);
+	}
 	return 0;
 }
 
@@ -309,5 +373,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!e2trim_open(tfs, img_path, &opts) && !e2trim_check(tfs))
 		dry_run(tfs);
 	e2trim_free(tfs);
+	inputs++;
+	save_counts();
 	return 0;
 }

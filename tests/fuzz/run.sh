@@ -25,9 +25,16 @@ for xz in "$here"/../../images/*.img.xz; do
 	rm -f "$seeds/$name.img"
 done
 
+nseeds=$(find "$seeds" -type f | wc -l)
+[ "$nseeds" -gt 0 ] || { echo "fuzz: no seed made from images/*.img.xz" >&2; exit 1; }
 before=$(find "$found" -type f | wc -l)
 # stderr of the target (every refusal) is closed; libFuzzer keeps its own.
+# The target counts the inputs it ran and those that got as far as a
+# checked plan: a set-up that refuses everything fuzzes nothing.
+counts=$dir/counts
+rm -f "$counts"
 rc=0
+E2TRIM_FUZZ_COUNTS=$counts \
 "$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=20 \
 	-rss_limit_mb=2048 -max_len=1048576 -len_control=0 \
 	-close_fd_mask=3 -print_final_stats=1 \
@@ -40,3 +47,6 @@ if [ "$rc" != 0 ]; then
 	grep -E 'ERROR|SUMMARY|Test unit written' "$dir/fuzz.log" | head -20
 	exit 1
 fi
+read -r ran planned <"$counts" 2>/dev/null || { echo "fuzz: the target never ran an input" >&2; exit 1; }
+echo "inputs run: $ran; with a checked plan and dry run: $planned"
+[ "$planned" -gt 0 ] || { echo "fuzz: no input got as far as a plan: the set-up is broken" >&2; exit 1; }

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,6 +104,9 @@ static int no_request(struct target *t, uint64_t start, uint64_t len)
 
 static const struct target_ops sync_ops = { .request = no_request };
 
+/* the kernel gave no ring: the suite ends with 77, not a quiet pass */
+static int no_ring;
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -127,6 +131,7 @@ static void run(struct target *t, int n)
 	t->lim.granularity = 1;
 	if (target_uring_init(t, &sync_ops)) {
 		close(t->fd);
+		no_ring = 1;
 		skip();
 	}
 	signal(SIGALRM, on_alarm);
@@ -230,19 +235,27 @@ int main(void)
 		cmocka_unit_test_setup(test_first_wait_fails, reset),
 		cmocka_unit_test_setup(test_later_wait_fails, reset),
 	};
+	int rc;
 
 	/* one test alone: a hang ends the process (see on_alarm()) */
 	if (getenv("TEST_FILTER"))
 		cmocka_set_test_filter(getenv("TEST_FILTER"));
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (!rc && no_ring) {
+		printf("SKIP: test_uring: the kernel gives no io_uring\n");
+		return 77;
+	}
+	return rc;
 }
 
 #else /* !HAVE_LIBURING */
 
 int main(void)
 {
-	return 0;	/* no io_uring back end to test */
+	/* make deps installs liburing-dev: a build without it is not tested */
+	printf("SKIP: test_uring: built without liburing\n");
+	return 77;
 }
 
 #endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_hooks.h - points where the test suite can hold e2trim still
+ *
+ * Only the tests set these variables; without them nothing here does
+ * anything.  See test_hooks.c for the handshake.
+ */
+#ifndef E2TRIM_TEST_HOOKS_H
+#define E2TRIM_TEST_HOOKS_H
+
+#include <stdint.h>
+
+#include "cli.h"
+
+/* E2TRIM_TEST_PAUSE is set: progress reports must reach test_pause_at(). */
+int test_pause_armed(void);
+
+/*
+ * A progress report of @stage_name for @device: with
+ * E2TRIM_TEST_PAUSE=<stage>:<fifo>, the first report of that stage with
+ * bytes done (per target) holds the thread until the test says go.
+ */
+void test_pause_at(const char *stage_name, const char *device,
+		   uint64_t done_bytes);
+
+/* Jobs now running on one disk (targets_run.c, under its lock). */
+void test_note_disk_jobs(unsigned int running_on_disk);
+
+/* With E2TRIM_TEST_DISK_JOBS set: the largest such number, on stderr. */
+void test_report_disk_jobs(void);
+
+#endif /* E2TRIM_TEST_HOOKS_H */
