@@ -15,13 +15,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <blkid/blkid.h>
 
 #include "e2trim_int.h"
 #include "image_format.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
-#include "partition_int.h"
 
 /* The refusals before the first read: server that cannot trim, lock. */
 static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
@@ -95,13 +93,11 @@ errcode_t open_image_format(struct e2trim *t)
 }
 
 /*
- * What blkid and the GPT checks read: the first and the last MiBs (MBR,
- * GPT headers, the usual entry arrays, filesystem signatures at offset
- * 0), and each GPT header's entry array wherever it points.  Anything
- * else reads as zeroes, which no table's checksum accepts.
+ * What libblkid reads of a rarer table (sun, bsd, ...; MBR and GPT are
+ * read through the connection itself): the first and the last MiBs.
+ * Anything else reads as zeroes.
  */
 #define SHADOW_EDGE (2ULL << 20)
-#define SHADOW_MAX_ENTRIES (4ULL << 20)
 
 static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
 {
@@ -126,62 +122,9 @@ static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* The entry array the GPT header at @lba (sector size @ss) names. */
-static int copy_gpt_entries(struct e2trim *t, int fd, unsigned int ss,
-			    uint64_t lba)
-{
-	uint64_t off, len;
-
-	if (gpt_entries_extent(fd, ss, lba, &off, &len))
-		return 0;
-	if (len > SHADOW_MAX_ENTRIES)
-		len = SHADOW_MAX_ENTRIES;
-	return copy_range(t, fd, off, len);
-}
-
-/*
- * What tells each partition's filesystem (-p all lists them by type):
- * its first and last SHADOW_PART bytes, where the superblocks and
- * signatures libblkid looks for are.  The table is in the shadow by now.
- */
-#define SHADOW_PART (256ULL << 10)
-
-static int copy_partition_heads(struct e2trim *t, int fd)
-{
-	blkid_probe pr = blkid_new_probe();
-	blkid_partlist ls;
-	blkid_partition p;
-	uint64_t start, size, n;
-	int i, rc = 0;
-
-	if (!pr)
-		return -ENOMEM;
-	if (blkid_probe_set_device(pr, fd, 0, 0) ||
-	    !(ls = blkid_probe_get_partitions(pr))) {
-		blkid_free_probe(pr);
-		return 0;	/* no table: nothing more to copy */
-	}
-	for (i = 0; !rc && i < blkid_partlist_numof_partitions(ls); i++) {
-		p = blkid_partlist_get_partition(ls, i);
-		if (!p || blkid_partition_get_start(p) < 0 ||
-		    blkid_partition_get_size(p) <= 0)
-			continue;
-		start = (uint64_t)blkid_partition_get_start(p) * 512;
-		size = (uint64_t)blkid_partition_get_size(p) * 512;
-		n = size < SHADOW_PART ? size : SHADOW_PART;
-		rc = copy_range(t, fd, start, n);
-		if (!rc)
-			rc = copy_range(t, fd, start + size - n, n);
-	}
-	blkid_free_probe(pr);
-	return rc;
-}
-
 int open_nbd_shadow(struct e2trim *t)
 {
-	static const unsigned int sizes[] = { 512, 4096 };
 	uint64_t tail;
-	unsigned int i;
 	int fd, rc;
 
 	fd = memfd_create("e2trim-table", MFD_CLOEXEC);
@@ -193,14 +136,6 @@ int open_nbd_shadow(struct e2trim *t)
 		rc = copy_range(t, fd, 0, SHADOW_EDGE);
 	if (!rc)
 		rc = copy_range(t, fd, tail, SHADOW_EDGE);
-	for (i = 0; !rc && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		rc = copy_gpt_entries(t, fd, sizes[i], 1);
-		if (!rc && t->size_bytes >= sizes[i])
-			rc = copy_gpt_entries(t, fd, sizes[i],
-					      t->size_bytes / sizes[i] - 1);
-	}
-	if (!rc)
-		rc = copy_partition_heads(t, fd);
 	if (rc) {
 		close(fd);
 		return rc;
