@@ -19,7 +19,8 @@ struct part_entry {
 	uint64_t size_bytes;
 	unsigned int extended : 1,	/* an MBR extended container */
 		     logical : 1,	/* a partition inside one */
-		     table_area : 1;	/* the table's own sectors */
+		     table_area : 1,	/* the table's own sectors */
+		     ebr : 1;		/* that area is an MBR's EBR */
 };
 
 /* A whole table: its entries, plus the sectors the table uses. */

@@ -120,7 +120,8 @@ static int add_span(struct part_table *t, unsigned int *cap,
 
 	e.extended = what == 'e';
 	e.logical = what == 'l';
-	e.table_area = what == 't';
+	e.table_area = what == 't' || what == 'x';
+	e.ebr = what == 'x';
 	return add_entry(t, cap, &e);
 }
 
@@ -172,7 +173,7 @@ static int read_chain(const struct part_reader *rd, struct part_table *t,
 			break;
 		}
 		if (!rc)
-			rc = add_span(t, cap, ss, cur, 1, 0, 't');
+			rc = add_span(t, cap, ss, cur, 1, 0, 'x');
 		if (!rc)
 			rc = ebr_data(t, cap, ss, sec, cur, cur_size, first,
 				      size, next);

@@ -107,6 +107,10 @@ enum part_problem_kind part_table_check(const struct part_table *t,
 /* "partition 2 (bytes 1048576-2097151)", or the table's own sectors */
 static int name_entry(const struct part_entry *e, char *buf, size_t len)
 {
+	if (e->ebr)
+		return snprintf(buf, len, "an EBR of the partition table "
+				"(bytes %" PRIu64 "-%" PRIu64 ")",
+				e->start_bytes, entry_end(e) - 1);
 	if (e->table_area)
 		return snprintf(buf, len, "the partition table itself "
 				"(bytes %" PRIu64 "-%" PRIu64 ")",
