@@ -8,6 +8,7 @@
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
 #                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) long
+#   make fuzz-partition  libFuzzer over the partition readers, as long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
@@ -115,7 +116,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_histogram test_zero_fill test_target_nbd
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \
+.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition mutate \
 	install uninstall clean images deb deps-deb deps-boot check-boot
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
@@ -245,12 +246,21 @@ $(FB)/fuzz_open_plan: tests/fuzz/fuzz_open_plan.c $(FUZZ_OBJS) | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
 
+$(FB)/fuzz_partition: tests/fuzz/fuzz_partition.c $(FUZZ_OBJS) | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
+
 $(FB):
 	mkdir -p $@
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FB)/fuzz_open_plan
 	@bash tests/fuzz/run.sh $(FB)/fuzz_open_plan $(FUZZ_SECONDS)
+
+# the partition readers (MBR with EBR chains, GPT) over a sparse disk
+fuzz-partition: deps
+	@$(MAKE) --no-print-directory $(FB)/fuzz_partition
+	@bash tests/fuzz/run_partition.sh $(FB)/fuzz_partition $(FUZZ_SECONDS)
 
 # Not part of `make check` (tests/e2e/t_mutate_smoke.sh runs a few hundred).
 MUTANTS ?= 10000
