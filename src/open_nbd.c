@@ -62,6 +62,25 @@ errcode_t open_nbd_uri(struct e2trim *t)
 	return check_conn(t);
 }
 
+/*
+ * A qcow2 of version 2 (compat=0.10) over a backing file: qemu cannot
+ * mark a cluster as zeros there, so it answers every discard "done" and
+ * frees nothing, lest the backing file's bytes show through.
+ */
+static int qcow2_v2_overlay(int fd)
+{
+	unsigned char h[16];
+	uint64_t backing = 0;
+	int i;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h, "QFI\xfb", 4))
+		return 0;
+	for (i = 8; i < 16; i++)
+		backing = backing << 8 | h[i];
+	return h[4] == 0 && h[5] == 0 && h[6] == 0 && h[7] == 2 && backing;
+}
+
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
@@ -89,6 +108,13 @@ errcode_t open_image_format(struct e2trim *t)
 				 sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	if (!strcmp(fmt, "qcow2"))
+		t->nbd->drops_discard = qcow2_v2_overlay(t->image_fd);
+	if (t->nbd->drops_discard && t->opt.mode != E2TRIM_ZERO_FILL)
+		lib_warn(t, "nothing can be freed in this image: qemu drops "
+			 "every discard on a compat=0.10 qcow2 over a backing "
+			 "file; upgrade it with qemu-img amend -f qcow2 -o "
+			 "compat=1.1 and run e2trim again");
 	return check_conn(t);
 }
 
