@@ -81,6 +81,24 @@ static int qcow2_v2_overlay(int fd)
 	return h[4] == 0 && h[5] == 0 && h[6] == 0 && h[7] == 2 && backing;
 }
 
+/*
+ * An encrypted image: a qcow2 whose crypt_method (big-endian at byte 32)
+ * is set, or a LUKS header at byte 0 (qemu's luks format, or a raw LUKS
+ * volume).  Without the key neither qemu-nbd nor e2trim reads a byte of
+ * the filesystem.
+ */
+static int encrypted_image(int fd, const char *fmt)
+{
+	unsigned char h[36];
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	if (!memcmp(h, "LUKS\xba\xbe", 6))
+		return 1;
+	return fmt && !strcmp(fmt, "qcow2") && !memcmp(h, "QFI\xfb", 4) &&
+	       (h[32] | h[33] | h[34] | h[35]);
+}
+
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
@@ -89,6 +107,8 @@ errcode_t open_image_format(struct e2trim *t)
 
 	if (!fmt && !t->is_blkdev)
 		fmt = image_format_probe(t->fd);
+	if (!t->is_blkdev && encrypted_image(t->fd, fmt))
+		return lib_fail(t, E2TRIM_ERR_IMAGE_ENCRYPTED, NULL);
 	if (!fmt || !strcmp(fmt, "raw"))
 		return 0;
 	if (t->is_blkdev)
@@ -106,6 +126,11 @@ errcode_t open_image_format(struct e2trim *t)
 	t->fd = -1;
 	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, t->opt.dryrun, why,
 				 sizeof(why));
+	/* only the first bytes said it is a VM image: they may be a raw's */
+	if (rc == NBD_OPEN_FAILED && !t->opt.format)
+		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s; if it is a raw "
+				"image whose first bytes only look like a %s "
+				"header, give --format raw", why, fmt);
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
 	if (!strcmp(fmt, "qcow2"))
