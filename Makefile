@@ -86,7 +86,7 @@ DEPFLAGS = -MMD -MP
 LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/check.c \
 	    src/partition.c src/sysfs.c \
 	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
-	    src/partition_mbr.c src/partition_read.c \
+	    src/partition_mbr.c src/partition_read.c src/image_qcow2.c \
 	    src/plan.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
 	    src/verify.c src/verify_inodes.c src/verify_rules.c \

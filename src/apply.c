@@ -303,13 +303,16 @@ static void take_after(struct e2trim *t)
 {
 	struct timespec now;
 	struct stat st;
-	int fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	t->res.seconds = (double)(now.tv_sec - t->opened.tv_sec) +
 			 (now.tv_nsec - t->opened.tv_nsec) / 1e9;
-	fd = t->nbd ? t->image_fd : t->fd;	/* a VM image: its own file */
-	if (t->res.allocated_known && fd >= 0 && !fstat(fd, &st))
+	if (t->res.allocated_known && t->nbd) {
+		/* a VM image: its own file (and a qcow2's data file) */
+		t->res.allocated_after_bytes = open_nbd_allocated(t);
+		return;
+	}
+	if (t->res.allocated_known && t->fd >= 0 && !fstat(t->fd, &st))
 		t->res.allocated_after_bytes = (uint64_t)st.st_blocks * 512;
 }
 

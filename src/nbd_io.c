@@ -72,6 +72,7 @@ static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
 	if (!box)
 		return NBD_OPEN_NO_MEMORY;
 	box->magic = CONN_MAGIC;
+	box->c.data_fd = -1;
 	box->c.h = nbd_create();
 	if (!box->c.h) {
 		free(box);
@@ -308,6 +309,8 @@ void nbd_conn_close(struct nbd_conn *c)
 	if (!c)
 		return;
 	box = box_of(c);
+	if (c->data_fd >= 0)
+		close(c->data_fd);
 	if (c->h) {
 		/* a clean goodbye: qemu-nbd flushes, then exits */
 		if (nbd_aio_is_ready(c->h) == 1)

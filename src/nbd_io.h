@@ -33,6 +33,7 @@ struct nbd_conn {
 	uint64_t min_block;	/* the server's block sizes, 0: not said */
 	uint64_t pref_block;
 	uint64_t max_block;
+	int data_fd;		/* a qcow2's external data file, or -1 */
 	unsigned int can_trim : 1,
 		     has_status : 1,	/* base:allocation block status */
 		     has_depth : 1,	/* qemu:allocation-depth too */

@@ -18,6 +18,7 @@
 
 #include "e2trim_int.h"
 #include "image_format.h"
+#include "image_qcow2.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
 
@@ -63,52 +64,60 @@ errcode_t open_nbd_uri(struct e2trim *t)
 }
 
 /*
- * A qcow2 of version 2 (compat=0.10) over a backing file: qemu cannot
- * mark a cluster as zeros there, so it answers every discard "done" and
- * frees nothing, lest the backing file's bytes show through.
+ * What the qcow2 header says before qemu-nbd opens the image: encrypted
+ * (refused), a version 2 overlay (qemu drops every discard there), an
+ * external data file (whose blocks are the ones freed).  A LUKS header
+ * at byte 0, in any format, is encrypted too.
  */
-static int qcow2_v2_overlay(int fd)
+static errcode_t image_facts(struct e2trim *t, const char *fmt,
+			     struct qcow2_facts *q)
 {
-	unsigned char h[16];
-	uint64_t backing = 0;
-	int i;
+	int is_qcow2 = fmt && !strcmp(fmt, "qcow2") &&
+		       !qcow2_facts_read(t->fd, q);
 
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h, "QFI\xfb", 4))
-		return 0;
-	for (i = 8; i < 16; i++)
-		backing = backing << 8 | h[i];
-	return h[4] == 0 && h[5] == 0 && h[6] == 0 && h[7] == 2 && backing;
+	if (!is_qcow2)
+		memset(q, 0, sizeof(*q));
+	if (!t->is_blkdev && (luks_header(t->fd) || q->encrypted))
+		return lib_fail(t, E2TRIM_ERR_IMAGE_ENCRYPTED, NULL);
+	return 0;
 }
 
-/*
- * An encrypted image: a qcow2 whose crypt_method (big-endian at byte 32)
- * is set, or a LUKS header at byte 0 (qemu's luks format, or a raw LUKS
- * volume).  Without the key neither qemu-nbd nor e2trim reads a byte of
- * the filesystem.
- */
-static int encrypted_image(int fd, const char *fmt)
+/* The data file's blocks count with the image's (see open_nbd.h). */
+static void hold_data_file(struct e2trim *t, const struct qcow2_facts *q)
 {
-	unsigned char h[36];
+	struct stat st;
 
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		return 0;
-	if (!memcmp(h, "LUKS\xba\xbe", 6))
-		return 1;
-	return fmt && !strcmp(fmt, "qcow2") && !memcmp(h, "QFI\xfb", 4) &&
-	       (h[32] | h[33] | h[34] | h[35]);
+	t->nbd->data_fd = qcow2_open_data_file(t->path, q->data_file);
+	if (t->nbd->data_fd >= 0 && !fstat(t->nbd->data_fd, &st))
+		t->res.allocated_before_bytes += (uint64_t)st.st_blocks * 512;
+	t->res.allocated_after_bytes = t->res.allocated_before_bytes;
+}
+
+uint64_t open_nbd_allocated(const struct e2trim *t)
+{
+	struct stat st;
+	uint64_t n = 0;
+
+	if (t->image_fd >= 0 && !fstat(t->image_fd, &st))
+		n += (uint64_t)st.st_blocks * 512;
+	if (t->nbd && t->nbd->data_fd >= 0 && !fstat(t->nbd->data_fd, &st))
+		n += (uint64_t)st.st_blocks * 512;
+	return n;
 }
 
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
+	struct qcow2_facts q;
 	char why[512] = "";
 	enum nbd_open_fail rc;
+	errcode_t err;
 
 	if (!fmt && !t->is_blkdev)
 		fmt = image_format_probe(t->fd);
-	if (!t->is_blkdev && encrypted_image(t->fd, fmt))
-		return lib_fail(t, E2TRIM_ERR_IMAGE_ENCRYPTED, NULL);
+	err = image_facts(t, fmt, &q);
+	if (err)
+		return err;
 	if (!fmt || !strcmp(fmt, "raw"))
 		return 0;
 	if (t->is_blkdev)
@@ -133,8 +142,8 @@ errcode_t open_image_format(struct e2trim *t)
 				"header, give --format raw", why, fmt);
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
-	if (!strcmp(fmt, "qcow2"))
-		t->nbd->drops_discard = qcow2_v2_overlay(t->image_fd);
+	t->nbd->drops_discard = q.version == 2 && q.backing;
+	hold_data_file(t, &q);
 	if (t->nbd->drops_discard && t->opt.mode != E2TRIM_ZERO_FILL)
 		lib_warn(t, "nothing can be freed in this image: qemu drops "
 			 "every discard on a compat=0.10 qcow2 over a backing "

@@ -23,6 +23,12 @@ errcode_t open_image_format(struct e2trim *t);
  */
 int open_nbd_shadow(struct e2trim *t);
 
+/*
+ * What the VM image occupies on its host: its file's blocks, and a
+ * qcow2's external data file's, where its clusters live.
+ */
+uint64_t open_nbd_allocated(const struct e2trim *t);
+
 void open_nbd_close(struct e2trim *t);
 
 #endif /* E2TRIM_OPEN_NBD_H */
