@@ -152,6 +152,8 @@ static void resident_init(struct data_map *m, int fd,
 		return;
 	m->resident = p;
 	m->resident_len = (uint64_t)st.st_size;
+	/* the kernel's readahead past a data segment would fill holes too */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 }
 
 static const struct target_ops file_ops = {
