@@ -19,7 +19,7 @@ head -c $((6 << 20)) /dev/urandom >"$T/big"
 debugfs -w -R "write $T/big big" "$orig" >/dev/null 2>&1 || fail "debugfs write"
 debugfs -w -R "rm big" "$orig" >/dev/null 2>&1 || fail "debugfs rm"
 used=$(used_blocks_digest "$orig")
-read -r nz z < <(free_stats "$orig")
+read -r nz _ < <(free_stats "$orig")
 [ "$nz" -ge $((6 << 20)) ] || fail "setup: only $nz free bytes not zero"
 
 mkdir -p "$T/ram"
