@@ -62,13 +62,23 @@ static int has_signature(const unsigned char *sec)
 	return sec[MBR_SIG] == 0x55 && sec[MBR_SIG + 1] == 0xAA;
 }
 
-/* A FAT or NTFS boot sector ends in 0x55AA too, without a table. */
+/*
+ * A FAT or NTFS boot sector ends in 0x55AA too, without a table: its name
+ * where the BPB puts it, and a BPB that makes sense (bytes per sector a
+ * power of two from 512 to 4096, sectors per cluster a power of two), as
+ * libblkid asks before it calls such a sector no table.
+ */
 static int is_boot_sector(const unsigned char *sec)
 {
-	return !memcmp(sec + 3, "NTFS    ", 8) ||
-	       !memcmp(sec + 3, "EXFAT   ", 8) ||
-	       !memcmp(sec + 0x36, "FAT", 3) ||
-	       !memcmp(sec + 0x52, "FAT32", 5);
+	unsigned int bps = sec[11] | sec[12] << 8, spc = sec[13];
+
+	if (memcmp(sec + 3, "NTFS    ", 8) && memcmp(sec + 3, "EXFAT   ", 8) &&
+	    memcmp(sec + 0x36, "FAT", 3) && memcmp(sec + 0x52, "FAT32", 5))
+		return 0;
+	if (!memcmp(sec + 3, "EXFAT   ", 8))
+		return 1;	/* exFAT keeps no BPB there */
+	return bps >= 512 && bps <= 4096 && !(bps & (bps - 1)) &&
+	       spc && !(spc & (spc - 1));
 }
 
 int mbr_probe(const struct part_reader *rd)

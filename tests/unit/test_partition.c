@@ -227,6 +227,14 @@ static void test_mbr_ebr_chain(void **state)
 	/* a boot flag other than 0 and 0x80: no table, as for the kernel */
 	disk[446] = 0x12;
 	assert_int_equal(mbr_probe(&rd), MBR_NONE);
+	disk[446] = 0;
+	/* "FAT" where a BPB names it: a FAT boot sector only with a BPB */
+	memcpy(disk + 0x36, "FAT16   ", 8);
+	assert_int_equal(mbr_probe(&rd), MBR_PROTECTIVE);
+	disk[11] = 0x00;
+	disk[12] = 0x02;	/* 512 bytes per sector */
+	disk[13] = 8;		/* sectors per cluster */
+	assert_int_equal(mbr_probe(&rd), MBR_NONE);
 }
 
 int main(void)
