@@ -8,6 +8,7 @@
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
 #                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) each
+#   make fuzz-partition  libFuzzer over the partition readers, as long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
@@ -85,6 +86,7 @@ DEPFLAGS = -MMD -MP
 LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/check.c \
 	    src/partition.c src/sysfs.c \
 	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
+	    src/partition_mbr.c src/partition_read.c src/image_qcow2.c \
 	    src/plan.c \
 	    src/check_desc.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
@@ -116,7 +118,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_check_desc
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz mutate \
+.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition mutate \
 	install uninstall clean images deb deps-deb deps-boot check-boot
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
@@ -253,14 +255,26 @@ $(FUZZ_TARGETS:%=$(FB)/%): $(FB)/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
 
+$(FB)/fuzz_partition: tests/fuzz/fuzz_partition.c $(FUZZ_OBJS) | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
+
 $(FB):
 	mkdir -p $@
 
-# FUZZ_SECONDS each; .ci/run's smoke is FUZZ_SECONDS=20
+# FUZZ_SECONDS each, the partition readers too; .ci/run's smoke is
+# FUZZ_SECONDS=20
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FB)/%)
 	@set -e; for f in $(FUZZ_TARGETS); do echo "== $$f"; \
 		bash tests/fuzz/run.sh $(FB)/$$f $(FUZZ_SECONDS); done
+	@echo "== fuzz_partition"
+	@$(MAKE) --no-print-directory fuzz-partition
+
+# the partition readers (MBR with EBR chains, GPT) over a sparse disk
+fuzz-partition: deps
+	@$(MAKE) --no-print-directory $(FB)/fuzz_partition
+	@bash tests/fuzz/run_partition.sh $(FB)/fuzz_partition $(FUZZ_SECONDS)
 
 # Not part of `make check` (tests/e2e/t_mutate_smoke.sh runs a few hundred).
 MUTANTS ?= 10000

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "e2trim_int.h"
+#include "nbd_io.h"
 #include "open.h"
 #include "open_nbd.h"
 #include "target.h"
@@ -230,6 +231,13 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 	tg->dryrun = t->opt.dryrun;
 	tg->base_bytes = t->offset_bytes;
 	tg->stop = t->cancel;
+	if (t->nbd && t->nbd->drops_discard && t->opt.mode == E2TRIM_ZERO_FILL)
+		return lib_fail(t, E2TRIM_ERR_USAGE, "--zero-fill works on "
+				"devices and raw images, and nothing can be "
+				"freed in this image: qemu drops every discard "
+				"on a compat=0.10 qcow2 over a backing file; "
+				"upgrade it with qemu-img amend -f qcow2 -o "
+				"compat=1.1, then trim it without --zero-fill");
 	/* freed clusters of a VM image read as zeros: trim, no need to fill */
 	if (t->nbd && t->opt.mode == E2TRIM_ZERO_FILL)
 		return lib_fail(t, E2TRIM_ERR_USAGE, "--zero-fill works on "
@@ -295,13 +303,16 @@ static void take_after(struct e2trim *t)
 {
 	struct timespec now;
 	struct stat st;
-	int fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	t->res.seconds = (double)(now.tv_sec - t->opened.tv_sec) +
 			 (now.tv_nsec - t->opened.tv_nsec) / 1e9;
-	fd = t->nbd ? t->image_fd : t->fd;	/* a VM image: its own file */
-	if (t->res.allocated_known && fd >= 0 && !fstat(fd, &st))
+	if (t->res.allocated_known && t->nbd) {
+		/* a VM image: its own file (and a qcow2's data file) */
+		t->res.allocated_after_bytes = open_nbd_allocated(t);
+		return;
+	}
+	if (t->res.allocated_known && t->fd >= 0 && !fstat(t->fd, &st))
 		t->res.allocated_after_bytes = (uint64_t)st.st_blocks * 512;
 }
 
@@ -365,6 +376,12 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 		err = open_target(t, &tg);
 	if (err)
 		return err;
+	/* qemu would answer each discard "done": send none, count none */
+	if (t->nbd && t->nbd->drops_discard) {
+		target_close(&tg);
+		take_after(t);
+		return 0;
+	}
 	err = start_progress(t, &tg, &ap);
 	if (err) {
 		target_close(&tg);

@@ -96,6 +96,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_NBD_START,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_NBD_CONNECT,	E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_NO_LIBNBD,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_IMAGE_ENCRYPTED,	E2TRIM_EXIT_UNSUPPORTED, 0 },
 };
 
 static const struct code_exit *lookup(errcode_t code)

@@ -72,6 +72,7 @@ static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
 	if (!box)
 		return NBD_OPEN_NO_MEMORY;
 	box->magic = CONN_MAGIC;
+	box->c.data_fd = -1;
 	box->c.h = nbd_create();
 	if (!box->c.h) {
 		free(box);
@@ -81,6 +82,8 @@ static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
 		 (void *)box);
 	/* ask for block status, to trim only what is allocated */
 	nbd_add_meta_context(box->c.h, LIBNBD_CONTEXT_BASE_ALLOCATION);
+	/* and which layer of a backing chain holds it */
+	nbd_add_meta_context(box->c.h, NBD_CONTEXT_DEPTH);
 	*out = &box->c;
 	return NBD_OPEN_OK;
 }
@@ -100,6 +103,8 @@ static void read_caps(struct nbd_conn *c)
 	c->can_trim = nbd_can_trim(c->h) == 1 && nbd_is_read_only(c->h) != 1;
 	c->has_status = nbd_can_meta_context(c->h,
 					     LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
+	c->has_depth = c->has_status &&
+		       nbd_can_meta_context(c->h, NBD_CONTEXT_DEPTH) == 1;
 	v = nbd_get_block_size(c->h, LIBNBD_SIZE_MINIMUM);
 	c->min_block = v > 0 ? (uint64_t)v : 0;
 	v = nbd_get_block_size(c->h, LIBNBD_SIZE_PREFERRED);
@@ -225,6 +230,7 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	argv[n++] = (char *)"-f";
 	argv[n++] = (char *)format;
 	argv[n++] = (char *)"--discard=unmap";
+	argv[n++] = (char *)"--allocation-depth";
 	if (read_only)
 		argv[n++] = (char *)"--read-only";
 	argv[n++] = img ? img : (char *)path;
@@ -303,6 +309,8 @@ void nbd_conn_close(struct nbd_conn *c)
 	if (!c)
 		return;
 	box = box_of(c);
+	if (c->data_fd >= 0)
+		close(c->data_fd);
 	if (c->h) {
 		/* a clean goodbye: qemu-nbd flushes, then exits */
 		if (nbd_aio_is_ready(c->h) == 1)

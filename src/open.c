@@ -136,6 +136,48 @@ static errcode_t open_device(struct e2trim *t)
 	return 0;
 }
 
+/* nbd_conn_pread() as a part_reader's read */
+static int nbd_table_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	int rc = nbd_conn_pread(ctx, buf, len, off);
+
+	return rc ? -rc : 0;
+}
+
+/*
+ * What the partition code reads: the image or device itself, or a VM
+ * image through its connection, as the filesystem is read (libblkid's
+ * rarer tables from a copy of its edges).  table_reader_done() after.
+ */
+static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
+{
+	int rc;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->blkid_fd = -1;
+	if (!t->nbd) {
+		rc = part_reader_fd(rd, t->fd);
+	} else {
+		rd->read = nbd_table_read;
+		rd->ctx = t->nbd;
+		rd->size_bytes = t->size_bytes;
+		rd->sector_size = 512;
+		rc = rd->blkid_fd = open_nbd_shadow(t);
+	}
+	if (rc >= 0)
+		return 0;
+	rd->blkid_fd = -1;
+	return lib_fail_cause(t, E2TRIM_ERR_OPEN, -rc,
+			      "cannot read the partition table");
+}
+
+static void table_reader_done(struct e2trim *t, struct part_reader *rd)
+{
+	if (t->nbd && rd->blkid_fd >= 0)
+		close(rd->blkid_fd);
+	rd->blkid_fd = -1;
+}
+
 /*
  * --partition N, or a byte offset: the filesystem lives inside a
  * whole-disk image.  Every read libext2fs makes and every hole e2trim
@@ -145,23 +187,17 @@ static errcode_t open_device(struct e2trim *t)
 static errcode_t locate_partition(struct e2trim *t)
 {
 	uint64_t start = t->opt.offset_bytes, size = UINT64_MAX;
+	struct part_reader rd;
 	errcode_t err;
 
 	if (t->opt.partition && t->is_blkdev)
 		return partition_on_blkdev(t, t->fd, t->opt.partition);
-	if (t->opt.partition && t->nbd) {
-		int fd = open_nbd_shadow(t);
-
-		if (fd < 0)
-			return lib_fail_cause(t, E2TRIM_ERR_OPEN, -fd,
-					      "cannot read the partition table");
-		err = partition_locate(t, fd, t->opt.partition, &start, &size);
-		close(fd);
-		if (err)
-			return err;
-	} else if (t->opt.partition) {
-		err = partition_locate(t, t->fd, t->opt.partition, &start,
-				       &size);
+	if (t->opt.partition) {
+		err = table_reader(t, &rd);
+		if (!err)
+			err = partition_locate(t, &rd, t->opt.partition,
+					       &start, &size);
+		table_reader_done(t, &rd);
 		if (err)
 			return err;
 	}
@@ -185,15 +221,12 @@ static const char *io_options(const struct e2trim *t)
 /* A partition table and no filesystem at byte 0?  Through NBD too. */
 static int whole_disk(struct e2trim *t)
 {
-	int fd, ret;
+	struct part_reader rd;
+	int ret = 0;
 
-	if (!t->nbd)
-		return partition_whole_disk(t, t->fd) != 0;
-	fd = open_nbd_shadow(t);
-	if (fd < 0)
-		return 0;
-	ret = partition_whole_disk(t, fd) != 0;
-	close(fd);
+	if (!table_reader(t, &rd))
+		ret = partition_whole_disk(t, &rd) != 0;
+	table_reader_done(t, &rd);
 	return ret;
 }
 
@@ -384,15 +417,8 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
  */
 static const char *fs_type(const struct ext2_super_block *sb)
 {
-	if ((sb->s_feature_incompat & ~(EXT3_FEATURE_INCOMPAT_RECOVER |
-					EXT2_FEATURE_INCOMPAT_FILETYPE |
-					EXT2_FEATURE_INCOMPAT_META_BG)) ||
-	    (sb->s_feature_ro_compat & ~(EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER |
-					 EXT2_FEATURE_RO_COMPAT_LARGE_FILE)))
-		return "ext4";
-	if (sb->s_feature_compat & EXT3_FEATURE_COMPAT_HAS_JOURNAL)
-		return "ext3";
-	return "ext2";
+	return ext_type_name(sb->s_feature_compat, sb->s_feature_incompat,
+			     sb->s_feature_ro_compat);
 }
 
 static void fill_names(struct e2trim_result *r,
@@ -474,21 +500,16 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 	*out = NULL;
 	*n = 0;
 	err = open_steps(t, path, &ro);
-	if (!err && t->nbd) {
-		int fd = open_nbd_shadow(t);
+	if (!err) {
+		struct part_reader rd;
 
-		if (fd < 0)
-			err = lib_fail_cause(t, E2TRIM_ERR_OPEN, -fd,
-					     "cannot read the partition table");
-		else
-			err = partition_list(t, fd, out, n);
-		if (fd >= 0)
-			close(fd);
-	} else if (!err) {
-		err = partition_list(t, t->fd, out, n);
-		if (!err && t->is_blkdev)
-			partition_devices(t->fd, *out, *n);
+		err = table_reader(t, &rd);
+		if (!err)
+			err = partition_list(t, &rd, out, n);
+		table_reader_done(t, &rd);
 	}
+	if (!err && t->is_blkdev)
+		partition_devices(t->fd, *out, *n);
 	open_close(t);
 	free(t->path);
 	t->path = NULL;

@@ -15,13 +15,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <blkid/blkid.h>
 
 #include "e2trim_int.h"
 #include "image_format.h"
+#include "image_qcow2.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
-#include "partition_int.h"
 
 /* The refusals before the first read: server that cannot trim, lock. */
 static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
@@ -64,14 +63,61 @@ errcode_t open_nbd_uri(struct e2trim *t)
 	return check_conn(t);
 }
 
+/*
+ * What the qcow2 header says before qemu-nbd opens the image: encrypted
+ * (refused), a version 2 overlay (qemu drops every discard there), an
+ * external data file (whose blocks are the ones freed).  A LUKS header
+ * at byte 0, in any format, is encrypted too.
+ */
+static errcode_t image_facts(struct e2trim *t, const char *fmt,
+			     struct qcow2_facts *q)
+{
+	int is_qcow2 = fmt && !strcmp(fmt, "qcow2") &&
+		       !qcow2_facts_read(t->fd, q);
+
+	if (!is_qcow2)
+		memset(q, 0, sizeof(*q));
+	if (!t->is_blkdev && (luks_header(t->fd) || q->encrypted))
+		return lib_fail(t, E2TRIM_ERR_IMAGE_ENCRYPTED, NULL);
+	return 0;
+}
+
+/* The data file's blocks count with the image's (see open_nbd.h). */
+static void hold_data_file(struct e2trim *t, const struct qcow2_facts *q)
+{
+	struct stat st;
+
+	t->nbd->data_fd = qcow2_open_data_file(t->path, q->data_file);
+	if (t->nbd->data_fd >= 0 && !fstat(t->nbd->data_fd, &st))
+		t->res.allocated_before_bytes += (uint64_t)st.st_blocks * 512;
+	t->res.allocated_after_bytes = t->res.allocated_before_bytes;
+}
+
+uint64_t open_nbd_allocated(const struct e2trim *t)
+{
+	struct stat st;
+	uint64_t n = 0;
+
+	if (t->image_fd >= 0 && !fstat(t->image_fd, &st))
+		n += (uint64_t)st.st_blocks * 512;
+	if (t->nbd && t->nbd->data_fd >= 0 && !fstat(t->nbd->data_fd, &st))
+		n += (uint64_t)st.st_blocks * 512;
+	return n;
+}
+
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
+	struct qcow2_facts q;
 	char why[512] = "";
 	enum nbd_open_fail rc;
+	errcode_t err;
 
 	if (!fmt && !t->is_blkdev)
 		fmt = image_format_probe(t->fd);
+	err = image_facts(t, fmt, &q);
+	if (err)
+		return err;
 	if (!fmt || !strcmp(fmt, "raw"))
 		return 0;
 	if (t->is_blkdev)
@@ -89,19 +135,29 @@ errcode_t open_image_format(struct e2trim *t)
 	t->fd = -1;
 	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, t->opt.dryrun, why,
 				 sizeof(why));
+	/* only the first bytes said it is a VM image: they may be a raw's */
+	if (rc == NBD_OPEN_FAILED && !t->opt.format)
+		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s; if it is a raw "
+				"image whose first bytes only look like a %s "
+				"header, give --format raw", why, fmt);
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	t->nbd->drops_discard = q.version == 2 && q.backing;
+	hold_data_file(t, &q);
+	if (t->nbd->drops_discard && t->opt.mode != E2TRIM_ZERO_FILL)
+		lib_warn(t, "nothing can be freed in this image: qemu drops "
+			 "every discard on a compat=0.10 qcow2 over a backing "
+			 "file; upgrade it with qemu-img amend -f qcow2 -o "
+			 "compat=1.1 and run e2trim again");
 	return check_conn(t);
 }
 
 /*
- * What blkid and the GPT checks read: the first and the last MiBs (MBR,
- * GPT headers, the usual entry arrays, filesystem signatures at offset
- * 0), and each GPT header's entry array wherever it points.  Anything
- * else reads as zeroes, which no table's checksum accepts.
+ * What libblkid reads of a rarer table (sun, bsd, ...; MBR and GPT are
+ * read through the connection itself): the first and the last MiBs.
+ * Anything else reads as zeroes.
  */
 #define SHADOW_EDGE (2ULL << 20)
-#define SHADOW_MAX_ENTRIES (4ULL << 20)
 
 static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
 {
@@ -126,62 +182,9 @@ static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* The entry array the GPT header at @lba (sector size @ss) names. */
-static int copy_gpt_entries(struct e2trim *t, int fd, unsigned int ss,
-			    uint64_t lba)
-{
-	uint64_t off, len;
-
-	if (gpt_entries_extent(fd, ss, lba, &off, &len))
-		return 0;
-	if (len > SHADOW_MAX_ENTRIES)
-		len = SHADOW_MAX_ENTRIES;
-	return copy_range(t, fd, off, len);
-}
-
-/*
- * What tells each partition's filesystem (-p all lists them by type):
- * its first and last SHADOW_PART bytes, where the superblocks and
- * signatures libblkid looks for are.  The table is in the shadow by now.
- */
-#define SHADOW_PART (256ULL << 10)
-
-static int copy_partition_heads(struct e2trim *t, int fd)
-{
-	blkid_probe pr = blkid_new_probe();
-	blkid_partlist ls;
-	blkid_partition p;
-	uint64_t start, size, n;
-	int i, rc = 0;
-
-	if (!pr)
-		return -ENOMEM;
-	if (blkid_probe_set_device(pr, fd, 0, 0) ||
-	    !(ls = blkid_probe_get_partitions(pr))) {
-		blkid_free_probe(pr);
-		return 0;	/* no table: nothing more to copy */
-	}
-	for (i = 0; !rc && i < blkid_partlist_numof_partitions(ls); i++) {
-		p = blkid_partlist_get_partition(ls, i);
-		if (!p || blkid_partition_get_start(p) < 0 ||
-		    blkid_partition_get_size(p) <= 0)
-			continue;
-		start = (uint64_t)blkid_partition_get_start(p) * 512;
-		size = (uint64_t)blkid_partition_get_size(p) * 512;
-		n = size < SHADOW_PART ? size : SHADOW_PART;
-		rc = copy_range(t, fd, start, n);
-		if (!rc)
-			rc = copy_range(t, fd, start + size - n, n);
-	}
-	blkid_free_probe(pr);
-	return rc;
-}
-
 int open_nbd_shadow(struct e2trim *t)
 {
-	static const unsigned int sizes[] = { 512, 4096 };
 	uint64_t tail;
-	unsigned int i;
 	int fd, rc;
 
 	fd = memfd_create("e2trim-table", MFD_CLOEXEC);
@@ -193,14 +196,6 @@ int open_nbd_shadow(struct e2trim *t)
 		rc = copy_range(t, fd, 0, SHADOW_EDGE);
 	if (!rc)
 		rc = copy_range(t, fd, tail, SHADOW_EDGE);
-	for (i = 0; !rc && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		rc = copy_gpt_entries(t, fd, sizes[i], 1);
-		if (!rc && t->size_bytes >= sizes[i])
-			rc = copy_gpt_entries(t, fd, sizes[i],
-					      t->size_bytes / sizes[i] - 1);
-	}
-	if (!rc)
-		rc = copy_partition_heads(t, fd);
 	if (rc) {
 		close(fd);
 		return rc;

@@ -17,11 +17,17 @@ errcode_t open_nbd_uri(struct e2trim *t);
 errcode_t open_image_format(struct e2trim *t);
 
 /*
- * A VM image's disk as a file descriptor for the partition code: a
- * sparse memfd of the disk's size holding what a partition table can
- * be read from.  Returns the fd, or -errno.
+ * A VM image's disk as a file descriptor for libblkid, which reads the
+ * rarer partition tables: a sparse memfd of the disk's size holding its
+ * first and last MiBs.  Returns the fd, or -errno.
  */
 int open_nbd_shadow(struct e2trim *t);
+
+/*
+ * What the VM image occupies on its host: its file's blocks, and a
+ * qcow2's external data file's, where its clusters live.
+ */
+uint64_t open_nbd_allocated(const struct e2trim *t);
 
 void open_nbd_close(struct e2trim *t);
 

@@ -3,19 +3,19 @@
  * partition.c - find a partition inside a whole-disk image
  *
  * Image pipelines trim a Raspberry Pi or VM disk image as a whole file,
- * without root and so without loop devices.  libblkid reads the partition
- * table (MBR, GPT and the rest) exactly as util-linux tools do.  Its
- * entries are claims, not facts: before one is believed the whole table
- * is checked (partition_table.c), a GPT's primary header too
- * (partition_gpt.c), and a filesystem at offset 0 under the table is
- * looked for.
+ * without root and so without loop devices.  An MBR with its EBR chains
+ * (partition_mbr.c) and a GPT (partition_gpt.c) are read by e2trim
+ * itself, through the part_reader, so that a VM image's table is read
+ * from the image through NBD exactly as a raw one's; libblkid reads only
+ * the rarer tables (sun, bsd, ...).  The entries are claims, not facts:
+ * before one is believed the whole table is checked (partition_table.c),
+ * and a filesystem at offset 0 under the table is looked for.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <blkid.h>
 
@@ -37,20 +37,16 @@ static void add_area(struct part_table *t, uint64_t start, uint64_t end)
 }
 
 /*
- * The table's own sectors are not for any partition: the MBR (or the
- * GPT's protective MBR) in sector 0, and a GPT's headers and entry arrays
- * outside its usable LBAs.
+ * A GPT's own sectors are not for any partition: the protective MBR, its
+ * headers and entry arrays outside its usable LBAs.  (An MBR's and its
+ * EBRs' sectors come from partition_mbr.c.)
  */
-static void add_table_areas(struct part_table *t, unsigned int ss,
+static void add_gpt_areas(struct part_table *t, unsigned int ss,
 			    const struct gpt_state *gpt)
 {
 	const struct gpt_copy *g = &gpt->used;
 	uint64_t alt;
 
-	if (strcmp(t->type, "gpt")) {
-		add_area(t, 0, 512);
-		return;
-	}
 	add_area(t, 0, g->first_usable * ss);
 	alt = g->lba == 1 ? g->alt_lba : g->lba;
 	if (alt > g->last_usable)
@@ -64,13 +60,17 @@ static int alloc_entries(struct part_table *t, unsigned int n)
 	return t->entries ? 0 : -1;
 }
 
-/* libblkid's list as part entries; libblkid counts 512-byte sectors. */
+/*
+ * libblkid's list of a rarer table as part entries (libblkid counts
+ * 512-byte sectors), and sector 0 as the table's.
+ */
 static int read_entries(blkid_partlist ls, struct part_table *t)
 {
 	int i, n = blkid_partlist_numof_partitions(ls);
 
 	if (alloc_entries(t, n > 0 ? n : 0))
 		return -1;
+	add_area(t, 0, 512);
 	for (i = 0; i < n; i++) {
 		blkid_partition par = blkid_partlist_get_partition(ls, i);
 		struct part_entry *e = &t->entries[t->n];
@@ -149,12 +149,12 @@ static const struct part_entry *find_partno(const struct part_table *t,
  * A GPT's primary header or entries damaged: libblkid went by the backup.
  * Go on only if the backup is whole, and say so.
  */
-static errcode_t check_gpt(struct e2trim *et, int fd, unsigned int ss,
-			   uint64_t disk_bytes, struct gpt_state *gpt)
+static errcode_t check_gpt(struct e2trim *et, const struct part_reader *rd,
+			   struct gpt_state *gpt)
 {
 	char detail[256];
 
-	if (gpt_check(fd, ss, disk_bytes, gpt)) {
+	if (gpt_check(rd, gpt)) {
 		snprintf(detail, sizeof(detail), "the primary GPT header is "
 			 "damaged (%s) and so is the backup at the last LBA "
 			 "(%s)", gpt->primary_why ? gpt->primary_why : "?",
@@ -170,41 +170,13 @@ static errcode_t check_gpt(struct e2trim *et, int fd, unsigned int ss,
 }
 
 /*
- * Which ext2/3/4 filesystem (libblkid's name) starts at @off_bytes, if
- * any: @size_bytes 0 means to the end of the image.
- */
-static int ext_fs_at(int fd, uint64_t off_bytes, uint64_t size_bytes,
-		     char *type, size_t len)
-{
-	static const char *const ext[] = { "ext2", "ext3", "ext4", "ext4dev",
-					   NULL };
-	blkid_probe pr = blkid_new_probe();
-	const char *val = NULL;
-	int found = 0;
-
-	if (!pr)
-		return 0;
-	if (!blkid_probe_set_device(pr, fd, off_bytes, size_bytes)) {
-		blkid_probe_enable_partitions(pr, 0);
-		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN,
-						    (char **)ext);
-		found = blkid_do_safeprobe(pr) == 0 &&
-			!blkid_probe_lookup_value(pr, "TYPE", &val, NULL);
-		if (found)
-			snprintf(type, len, "%s", val);
-	}
-	blkid_free_probe(pr);
-	return found;
-}
-
-/*
  * An ext2/3/4 superblock at offset 0 as well as a table: one of them is
  * stale, and the filesystem at 0 would be the one spanning the disk.
  */
-static int fs_at_offset_zero(int fd, char *type, size_t len)
+static int fs_at_offset_zero(const struct part_reader *rd, char *type,
+			     size_t len)
 {
-	return ext_fs_at(fd, 0, 0, type, len);
+	return part_ext_at(rd, 0, 0, type, len);
 }
 
 /* The table is believed; is @partno in it, and a place for a filesystem? */
@@ -231,78 +203,21 @@ static errcode_t select_partition(struct e2trim *et, const struct part_table *t,
 	return 0;
 }
 
-/*
- * Sector 0 holds a protective MBR (type 0xEE) when a GPT follows.  With
- * both GPT headers damaged libblkid finds no table at all; say why.
- */
-static int has_pmbr(int fd)
+/* A GPT, checked both copies; its entries and its own sectors into @t. */
+static errcode_t gpt_table(struct e2trim *et, const struct part_reader *rd,
+			   struct part_table *t)
 {
-	unsigned char mbr[512];
-	int i;
-
-	if (pread(fd, mbr, sizeof(mbr), 0) != (ssize_t)sizeof(mbr) ||
-	    mbr[510] != 0x55 || mbr[511] != 0xAA)
-		return 0;
-	for (i = 0; i < 4; i++)
-		if (mbr[446 + 16 * i + 4] == 0xEE)
-			return 1;
-	return 0;
-}
-
-static errcode_t check_table(struct e2trim *et, int fd, blkid_probe pr,
-			     blkid_partlist ls, struct part_table *t)
-{
-	struct part_problem prob;
 	struct gpt_state gpt;
-	char detail[320], fstype[16];
-	unsigned int ss = blkid_probe_get_sectorsize(pr);
-	uint64_t disk_bytes = blkid_probe_get_size(pr);
 	errcode_t ret;
-	int is_gpt = !strcmp(t->type, "gpt");
 
-	if (!ss)
-		ss = 512;
-	memset(&gpt, 0, sizeof(gpt));
-	ret = is_gpt ? check_gpt(et, fd, ss, disk_bytes, &gpt) : 0;
-	if (!ret &&
-	    (is_gpt ? gpt_entries(&gpt, ss, t) : read_entries(ls, t))) {
+	t->type = "gpt";
+	ret = check_gpt(et, rd, &gpt);
+	if (!ret && gpt_entries(&gpt, rd->sector_size, t))
 		ret = lib_fail(et, E2TRIM_ERR_NO_MEMORY, NULL);
-	}
 	if (!ret)
-		add_table_areas(t, ss, &gpt);
+		add_gpt_areas(t, rd->sector_size, &gpt);
 	gpt_free(&gpt);
-	if (ret)
-		return ret;
-	if (part_table_check(t, &prob)) {
-		part_problem_describe(&prob, detail, sizeof(detail));
-		return lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
-	}
-	if (fs_at_offset_zero(fd, fstype, sizeof(fstype))) {
-		snprintf(detail, sizeof(detail), "an %s filesystem starts at "
-			 "byte 0, under the %s table; one of them is stale, "
-			 "and without -p e2trim would trim that filesystem",
-			 fstype, t->type);
-		return lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
-	}
-	return 0;
-}
-
-/* No table libblkid could read: a GPT whose both copies are damaged? */
-static errcode_t no_table(struct e2trim *et, int fd, blkid_probe pr)
-{
-	struct gpt_state gpt;
-	unsigned int ss = blkid_probe_get_sectorsize(pr);
-	errcode_t ret;
-
-	if (has_pmbr(fd)) {
-		memset(&gpt, 0, sizeof(gpt));
-		ret = check_gpt(et, fd, ss ? ss : 512,
-				blkid_probe_get_size(pr), &gpt);
-		gpt_free(&gpt);
-		if (ret)
-			return ret;
-	}
-	return lib_fail(et, E2TRIM_ERR_NO_PARTITION_TABLE, NULL);
+	return ret;
 }
 
 /* libblkid's name lives only as long as its probe: ours outlives it */
@@ -320,43 +235,84 @@ static const char *table_type(const char *name)
 }
 
 /*
- * The table in @fd, read by libblkid and checked whole (t->entries is
- * malloc'd, also on failure).
+ * No MBR and no GPT: a rarer table libblkid reads (from rd->blkid_fd)?
+ * An MBR or GPT only libblkid would see is no table: those are e2trim's
+ * to read.
  */
-static errcode_t read_table(struct e2trim *et, int fd, struct part_table *t)
+static errcode_t other_table(struct e2trim *et, const struct part_reader *rd,
+			     struct part_table *t)
 {
-	blkid_probe pr = blkid_new_probe();
-	blkid_parttable tab;
-	blkid_partlist ls;
-	errcode_t ret;
+	blkid_probe pr = rd->blkid_fd >= 0 ? blkid_new_probe() : NULL;
+	blkid_parttable tab = NULL;
+	blkid_partlist ls = NULL;
+	errcode_t ret = E2TRIM_ERR_NO_PARTITION_TABLE;
 
-	if (!pr || blkid_probe_set_device(pr, fd, 0, 0)) {
-		ret = lib_fail(et, E2TRIM_ERR_PARTITION_TABLE, NULL);
-		goto done;
+	if (pr && !blkid_probe_set_device(pr, rd->blkid_fd, 0, 0)) {
+		blkid_probe_enable_partitions(pr, 1);
+		ls = blkid_probe_get_partitions(pr);
+		tab = ls ? blkid_partlist_get_table(ls) : NULL;
 	}
-	blkid_probe_enable_partitions(pr, 1);
-	ls = blkid_probe_get_partitions(pr);
-	tab = ls ? blkid_partlist_get_table(ls) : NULL;
-	if (!tab) {
-		ret = no_table(et, fd, pr);
-		goto done;
+	if (tab) {
+		t->type = table_type(blkid_parttable_get_type(tab));
+		if (strcmp(t->type, "dos") && strcmp(t->type, "gpt"))
+			ret = read_entries(ls, t) ? E2TRIM_ERR_NO_MEMORY : 0;
 	}
-	t->type = table_type(blkid_parttable_get_type(tab));
-	ret = check_table(et, fd, pr, ls, t);
-done:
 	if (pr)
 		blkid_free_probe(pr);
-	return ret;
+	return ret ? lib_fail(et, ret, NULL) : 0;
 }
 
-errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
+/*
+ * The table that @rd reads, checked whole (t->entries is malloc'd, also
+ * on failure).
+ */
+static errcode_t read_table(struct e2trim *et, const struct part_reader *rd,
+			    struct part_table *t)
+{
+	struct part_problem prob;
+	char detail[320], fstype[16];
+	errcode_t ret;
+	int kind = mbr_probe(rd), rc;
+
+	if (kind < 0)
+		return lib_fail_cause(et, E2TRIM_ERR_PARTITION_TABLE, -kind,
+				      NULL);
+	if (kind == MBR_PROTECTIVE) {
+		ret = gpt_table(et, rd, t);
+	} else if (kind == MBR_DOS) {
+		t->type = "dos";
+		rc = mbr_read(rd, t);
+		ret = rc == -ENOMEM ? lib_fail(et, E2TRIM_ERR_NO_MEMORY, NULL) :
+		      rc ? lib_fail_cause(et, E2TRIM_ERR_PARTITION_TABLE, -rc,
+					  NULL) : 0;
+	} else {
+		ret = other_table(et, rd, t);
+	}
+	if (ret)
+		return ret;
+	if (part_table_check(t, &prob)) {
+		part_problem_describe(&prob, detail, sizeof(detail));
+		return lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
+	}
+	if (fs_at_offset_zero(rd, fstype, sizeof(fstype))) {
+		snprintf(detail, sizeof(detail), "an %s filesystem starts at "
+			 "byte 0, under the %s table; one of them is stale, "
+			 "and without -p e2trim would trim that filesystem",
+			 fstype, t->type);
+		return lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
+	}
+	return 0;
+}
+
+errcode_t partition_locate(struct e2trim *et, const struct part_reader *rd,
+			   unsigned int partno,
 			   uint64_t *start_bytes, uint64_t *size_bytes)
 {
 	struct part_table t = { .type = "" };
 	const struct part_entry *e = NULL;
 	errcode_t ret;
 
-	ret = read_table(et, fd, &t);
+	ret = read_table(et, rd, &t);
 	if (!ret)
 		ret = select_partition(et, &t, partno, &e);
 	if (!ret) {
@@ -367,7 +323,7 @@ errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
 	return ret;
 }
 
-errcode_t partition_list(struct e2trim *et, int fd,
+errcode_t partition_list(struct e2trim *et, const struct part_reader *rd,
 			 struct e2trim_partition **out, unsigned int *n)
 {
 	struct part_table t = { .type = "" };
@@ -377,7 +333,7 @@ errcode_t partition_list(struct e2trim *et, int fd,
 
 	*out = NULL;
 	*n = 0;
-	ret = read_table(et, fd, &t);
+	ret = read_table(et, rd, &t);
 	if (ret)
 		goto done;
 	p = calloc(t.n ? t.n : 1, sizeof(*p));
@@ -396,8 +352,8 @@ errcode_t partition_list(struct e2trim *et, int fd,
 		q->start_bytes = e->start_bytes;
 		q->size_bytes = e->size_bytes;
 		if (!e->size_bytes ||
-		    !ext_fs_at(fd, e->start_bytes, e->size_bytes, q->fs_type,
-			       sizeof(q->fs_type)))
+		    !part_ext_at(rd, e->start_bytes, e->size_bytes,
+				 q->fs_type, sizeof(q->fs_type)))
 			q->fs_type[0] = '\0';
 		(*n)++;
 	}
@@ -407,15 +363,16 @@ done:
 	return ret;
 }
 
-errcode_t partition_whole_disk(struct e2trim *et, int fd)
+errcode_t partition_whole_disk(struct e2trim *et,
+			       const struct part_reader *rd)
 {
 	struct e2trim_partition *p;
 	char list[256], fstype[16];
 	size_t used = 0;
 	unsigned int i, n, next = 0;
 
-	if (fs_at_offset_zero(fd, fstype, sizeof(fstype)) ||
-	    partition_list(et, fd, &p, &n))
+	if (fs_at_offset_zero(rd, fstype, sizeof(fstype)) ||
+	    partition_list(et, rd, &p, &n))
 		return 0;
 	list[0] = '\0';
 	for (i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "e2trim_int.h"
+#include "partition_read.h"
 
 /* One entry of a partition table, in bytes of the disk or image. */
 struct part_entry {
@@ -18,12 +19,13 @@ struct part_entry {
 	uint64_t size_bytes;
 	unsigned int extended : 1,	/* an MBR extended container */
 		     logical : 1,	/* a partition inside one */
-		     table_area : 1;	/* the table's own sectors */
+		     table_area : 1,	/* the table's own sectors */
+		     ebr : 1;		/* that area is an MBR's EBR */
 };
 
-/* A whole table: what libblkid read, plus the sectors the table uses. */
+/* A whole table: its entries, plus the sectors the table uses. */
 struct part_table {
-	const char *type;		/* libblkid's name: "dos", "gpt" ... */
+	const char *type;		/* as libblkid names it: "dos", "gpt" ... */
 	unsigned int n;
 	struct part_entry *entries;	/* in table order */
 };
@@ -56,7 +58,7 @@ void part_problem_describe(const struct part_problem *p, char *buf,
 
 /*
  * Where partition @partno (1-based, as in /dev/sda1) of the MBR or GPT
- * table in @fd starts and how long it is, in bytes, once the whole table
+ * table @rd reads starts and how long it is, in bytes, once the whole table
  * has been checked.  Returns 0, or the code with its particulars in @et:
  * E2TRIM_ERR_NO_PARTITION_TABLE, E2TRIM_ERR_NO_PARTITION,
  * E2TRIM_ERR_PARTITION (entries that overlap, an extended container, a
@@ -64,7 +66,8 @@ void part_problem_describe(const struct part_problem *p, char *buf,
  * stray table), E2TRIM_ERR_PARTITION_TABLE, E2TRIM_ERR_NO_MEMORY.  A GPT
  * read from its backup is a warning (e2trim_warning()).
  */
-errcode_t partition_locate(struct e2trim *et, int fd, unsigned int partno,
+errcode_t partition_locate(struct e2trim *et, const struct part_reader *rd,
+			   unsigned int partno,
 			   uint64_t *start_bytes, uint64_t *size_bytes);
 
 /*
@@ -83,17 +86,18 @@ errcode_t partition_on_blkdev(struct e2trim *et, int fd,
 void partition_devices(int fd, struct e2trim_partition *p, unsigned int n);
 
 /*
- * Every partition of the table in @fd that can hold a filesystem (not
+ * Every partition of the table @rd reads that can hold a filesystem (not
  * the extended containers), in table order, once the whole table has
  * been checked as for partition_locate(); *@out is malloc'd.
  */
-errcode_t partition_list(struct e2trim *et, int fd,
+errcode_t partition_list(struct e2trim *et, const struct part_reader *rd,
 			 struct e2trim_partition **out, unsigned int *n);
 
 /*
- * Is @fd a whole-disk image: no ext2/3/4 filesystem at offset 0, and a
+ * Is what @rd reads a whole-disk image: no ext2/3/4 filesystem at offset 0, and a
  * table with ext partitions?  E2TRIM_ERR_WHOLE_DISK, listing them, or 0.
  */
-errcode_t partition_whole_disk(struct e2trim *et, int fd);
+errcode_t partition_whole_disk(struct e2trim *et,
+			       const struct part_reader *rd);
 
 #endif /* E2TRIM_PARTITION_H */

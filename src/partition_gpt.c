@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
@@ -36,6 +35,8 @@
 #define GPT_E_LAST	40	/* u64, last LBA, inclusive */
 /* libblkid reads no more than this many entries either */
 #define GPT_ENT_MAX	(1U << 16)
+/* 65536 entries of 256 bytes: more is a lying header, not a table */
+#define GPT_ARRAY_MAX	(16U << 20)
 
 /* The CRC-32 of IEEE 802.3 (zlib's crc32()), which the GPT uses. */
 static uint32_t crc32_ieee(const unsigned char *p, size_t n)
@@ -67,24 +68,10 @@ static uint64_t le64(const unsigned char *p)
 	return ext2fs_le64_to_cpu(v);
 }
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
+static int read_at(const struct part_reader *rd, void *buf, size_t len,
+		   uint64_t off)
 {
-	ssize_t n = pread(fd, buf, len, (off_t)off);
-
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-int gpt_entries_extent(int fd, unsigned int ss, uint64_t lba,
-		       uint64_t *off_bytes, uint64_t *len_bytes)
-{
-	unsigned char h[GPT_HDR_MIN];
-
-	if (read_at(fd, h, sizeof(h), lba * ss) ||
-	    memcmp(h + GPT_SIG, "EFI PART", 8))
-		return -1;
-	*off_bytes = le64(h + GPT_ENT_LBA) * ss;
-	*len_bytes = (uint64_t)le32(h + GPT_ENT_NUM) * le32(h + GPT_ENT_SIZE);
-	return 0;
+	return part_read(rd, buf, len, off) ? -1 : 0;
 }
 
 /* Keep the used entries of a whole array: type GUID not all zeroes. */
@@ -114,19 +101,23 @@ static int keep_entries(const unsigned char *arr, uint32_t num, uint32_t size,
 }
 
 /* The entry array's CRC, as the header at @h says it must be. */
-static const char *check_entries(int fd, unsigned int ss,
+static const char *check_entries(const struct part_reader *rd,
 				 const unsigned char *h, struct gpt_state *st)
 {
+	unsigned int ss = rd->sector_size;
 	uint32_t num = le32(h + GPT_ENT_NUM), size = le32(h + GPT_ENT_SIZE);
 	unsigned char *arr;
 	const char *why = NULL;
 
-	if (num > GPT_ENT_MAX || size < 128 || size % 8)
+	/* no bigger than the disk: nothing to allocate on a lying size */
+	if (num > GPT_ENT_MAX || size < 128 || size % 8 ||
+	    (uint64_t)num * size > GPT_ARRAY_MAX ||
+	    (uint64_t)num * size > rd->size_bytes)
 		return "its entry array has an impossible size";
 	arr = malloc((size_t)num * size + 1);
 	if (!arr)
 		return "no memory for its entry array";
-	if (read_at(fd, arr, (size_t)num * size, le64(h + GPT_ENT_LBA) * ss))
+	if (read_at(rd, arr, (size_t)num * size, le64(h + GPT_ENT_LBA) * ss))
 		why = "its entry array cannot be read";
 	else if (crc32_ieee(arr, (size_t)num * size) != le32(h + GPT_ENT_CRC))
 		why = "its entry array's CRC does not match";
@@ -137,16 +128,17 @@ static const char *check_entries(int fd, unsigned int ss,
 }
 
 /* NULL when the header at @lba is whole, else what is wrong with it. */
-static const char *check_header(int fd, unsigned int ss, uint64_t lba,
+static const char *check_header(const struct part_reader *rd, uint64_t lba,
 				struct gpt_state *st)
 {
+	unsigned int ss = rd->sector_size;
 	unsigned char *h = calloc(1, ss);
 	uint32_t hsize, crc;
 	const char *why = NULL;
 
 	if (!h)
 		return "no memory";
-	if (read_at(fd, h, ss, lba * ss)) {
+	if (read_at(rd, h, ss, lba * ss)) {
 		why = "it cannot be read";
 		goto done;
 	}
@@ -173,7 +165,7 @@ static const char *check_header(int fd, unsigned int ss, uint64_t lba,
 		why = "its usable area is empty";
 		goto done;
 	}
-	why = check_entries(fd, ss, h, st);
+	why = check_entries(rd, h, st);
 	st->used.lba = lba;
 	st->used.alt_lba = le64(h + GPT_ALT_LBA);
 	st->used.first_usable = le64(h + GPT_FIRST_USE);
@@ -183,18 +175,18 @@ done:
 	return why;
 }
 
-int gpt_check(int fd, unsigned int ss, uint64_t disk_bytes,
-	      struct gpt_state *st)
+int gpt_check(const struct part_reader *rd, struct gpt_state *st)
 {
-	uint64_t last = disk_bytes / ss - 1;
+	unsigned int ss = rd->sector_size;
+	uint64_t last = rd->size_bytes / ss - 1;
 
 	memset(st, 0, sizeof(*st));
-	if (disk_bytes / ss < 3)
+	if (rd->size_bytes / ss < 3)
 		return -1;
-	st->primary_why = check_header(fd, ss, 1, st);
+	st->primary_why = check_header(rd, 1, st);
 	if (!st->primary_why)
 		return 0;
-	st->backup_why = check_header(fd, ss, last, st);
+	st->backup_why = check_header(rd, last, st);
 	return st->backup_why ? -1 : 0;
 }
 

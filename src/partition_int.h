@@ -7,6 +7,10 @@
 
 #include <stdint.h>
 
+#include "partition_read.h"
+
+struct part_table;
+
 /* One GPT header that was found whole, in LBAs. */
 struct gpt_copy {
 	uint64_t lba;		/* 1 for the primary, else the backup's */
@@ -31,24 +35,32 @@ struct gpt_state {
 };
 
 /*
- * Check the primary GPT header and its entry array (@ss-byte sectors);
+ * Check the primary GPT header and its entry array (rd->sector_size);
  * if it is damaged, the backup at the disk's last LBA.  Returns 0 with
  * st->used set to the first whole copy and st->entries to its used
  * entries (every one, even those libblkid leaves out because they lie
  * outside the usable LBAs: the kernel makes devices of them), or -1 when
  * neither is whole.  gpt_free() releases st->entries.
  */
-int gpt_check(int fd, unsigned int ss, uint64_t disk_bytes,
-	      struct gpt_state *st);
+int gpt_check(const struct part_reader *rd, struct gpt_state *st);
 
 void gpt_free(struct gpt_state *st);
 
+enum mbr_kind {
+	MBR_NONE = 0,		/* no 0x55AA, a FAT/NTFS boot sector, bad flags */
+	MBR_DOS,		/* an MBR partition table */
+	MBR_PROTECTIVE,		/* a GPT's protective MBR (type 0xEE) */
+};
+
+/* What sector 0 holds: an enum mbr_kind, or -errno if it cannot be read. */
+int mbr_probe(const struct part_reader *rd);
+
 /*
- * Where the GPT header at @lba (@ss-byte sectors) of @fd says its entry
- * array lies, in bytes, unchecked (open_nbd.c copies it for the checks
- * above).  -1 when no "EFI PART" header is there.
+ * The MBR's entries in @t (t->entries malloc'd, also on failure): the
+ * primaries, the extended containers' logical partitions from their EBR
+ * chains, and the MBR's and each EBR's sector as table areas.  0 or
+ * -errno.
  */
-int gpt_entries_extent(int fd, unsigned int ss, uint64_t lba,
-		       uint64_t *off_bytes, uint64_t *len_bytes);
+int mbr_read(const struct part_reader *rd, struct part_table *t);
 
 #endif /* E2TRIM_PARTITION_INT_H */

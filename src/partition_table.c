@@ -37,6 +37,14 @@ static int container_pair(const struct part_entry *a,
 	return (a->extended && b->logical) || (a->logical && b->extended);
 }
 
+/* An EBR's sector inside its extended container lies there by design. */
+static int ebr_in_container(const struct part_entry *a,
+			    const struct part_entry *b)
+{
+	return (a->extended && b->table_area && inside(b, a)) ||
+	       (b->extended && a->table_area && inside(a, b));
+}
+
 /* A logical partition that no extended container holds. */
 static const struct part_entry *homeless_logical(const struct part_table *t)
 {
@@ -70,7 +78,8 @@ enum part_problem_kind part_table_check(const struct part_table *t,
 		for (j = i + 1; j < t->n; j++) {
 			const struct part_entry *b = &t->entries[j];
 
-			if (!overlap(a, b) || (a->table_area && b->table_area))
+			if (!overlap(a, b) || (a->table_area && b->table_area) ||
+			    ebr_in_container(a, b))
 				continue;
 			if (container_pair(a, b)) {
 				const struct part_entry *l = a->logical ? a : b;
@@ -98,6 +107,10 @@ enum part_problem_kind part_table_check(const struct part_table *t,
 /* "partition 2 (bytes 1048576-2097151)", or the table's own sectors */
 static int name_entry(const struct part_entry *e, char *buf, size_t len)
 {
+	if (e->ebr)
+		return snprintf(buf, len, "an EBR of the partition table "
+				"(bytes %" PRIu64 "-%" PRIu64 ")",
+				e->start_bytes, entry_end(e) - 1);
 	if (e->table_area)
 		return snprintf(buf, len, "the partition table itself "
 				"(bytes %" PRIu64 "-%" PRIu64 ")",

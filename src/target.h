@@ -181,6 +181,12 @@ int target_loop_backing(const struct target *t, uint64_t *offset);
 struct data_map {
 	int64_t ds, de;
 	int valid;
+	/*
+	 * A host that keeps no holes on record (ramfs): the file mapped,
+	 * and its data is what the page cache holds (mincore); else NULL.
+	 */
+	void *resident;
+	uint64_t resident_len;
 };
 
 /*

@@ -164,6 +164,18 @@ static uint64_t queue_u64(dev_t dev, int partition, const char *name)
 	return sysfs_u64(dev, attr);
 }
 
+/*
+ * The first boundary counted from the filesystem, which starts base_bytes
+ * into the device (a "/dev/loop0?offset=1000"): boundaries lie at
+ * @dev_align + k * granularity from the device's start.
+ */
+static void align_to_fs(struct target *t, uint64_t dev_align)
+{
+	uint64_t g = t->lim.granularity;
+
+	t->lim.align_offset = (dev_align % g + g - t->base_bytes % g) % g;
+}
+
 int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 {
 	struct stat st;
@@ -181,7 +193,7 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 	if (mode == TRIM_ZEROOUT || mode == TRIM_ZERO_FILL) {
 		/* zeroing needs only logical-block alignment, any size */
 		t->lim.granularity = lbs ? lbs : 512;
-		t->lim.align_offset = 0;
+		align_to_fs(t, 0);
 		t->lim.max_bytes = 0;
 		if (mode == TRIM_ZERO_FILL)
 			loop_init(t, &st);
@@ -194,7 +206,7 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 	if (t->lim.granularity < lbs)
 		t->lim.granularity = lbs;
 	/* bytes from this device's (or partition's) start to a boundary */
-	t->lim.align_offset = sysfs_u64(st.st_rdev, "discard_alignment");
+	align_to_fs(t, sysfs_u64(st.st_rdev, "discard_alignment"));
 	/* many discards in flight where the kernel can; else one by one */
 	if (!t->dryrun)
 		target_uring_init(t, &blkdev_ops);

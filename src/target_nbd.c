@@ -12,6 +12,12 @@
  *    allocates L2 tables to record the discard.  So only what NBD block
  *    status (base:allocation) calls allocated is trimmed; holes are
  *    counted as already sparse, as SEEK_HOLE does for raw images.
+ *  - in an overlay, base:allocation calls the backing file's clusters
+ *    data as well, and a trim there only writes zero clusters into the
+ *    overlay: it grows.  With qemu:allocation-depth (qemu-nbd -A) only
+ *    what the top layer holds (depth 1) counts as data; the rest of the
+ *    free space is counted as already sparse, since nothing of the image
+ *    file can be freed there.
  *  - one request at a time over a socket is a round trip each; up to
  *    NBD_DEPTH trims are in flight (nbd_aio_trim), completions counted as
  *    they come.
@@ -136,67 +142,148 @@ static int nbd_finish(struct target *t)
 	return t->error;
 }
 
-/* Block status from @pos: one reply's extents, at most up to @lim. */
-struct status_walk {
-	struct nbd_state *st;
-	uint64_t pos, lim;
+/* The allocated segments one context's reply names, merged, in order. */
+struct seg_list {
+	uint64_t (*seg)[2];	/* [start, end) in export bytes */
+	size_t n, cap;
 	uint64_t covered;	/* how far the reply reached */
-	int found;
 };
+
+/* Block status from @pos: base:allocation's and the depth's answers. */
+struct status_walk {
+	struct seg_list base, depth;
+	int failed;
+};
+
+static int seg_add(struct seg_list *l, uint64_t a, uint64_t b)
+{
+	void *p;
+
+	if (l->n && l->seg[l->n - 1][1] == a) {
+		l->seg[l->n - 1][1] = b;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		p = realloc(l->seg, (l->cap ? l->cap * 2 : 64) *
+			    sizeof(*l->seg));
+		if (!p)
+			return -1;
+		l->seg = p;
+		l->cap = l->cap ? l->cap * 2 : 64;
+	}
+	l->seg[l->n][0] = a;
+	l->seg[l->n][1] = b;
+	l->n++;
+	return 0;
+}
 
 static int status_extent(void *user_data, const char *metacontext,
 			 uint64_t offset, uint32_t *entries, size_t n,
 			 int *error)
 {
 	struct status_walk *w = user_data;
+	struct seg_list *l;
 	uint64_t at = offset;
+	int depth;
 	size_t i;
 
 	(void)error;
-	if (strcmp(metacontext, LIBNBD_CONTEXT_BASE_ALLOCATION))
+	depth = !strcmp(metacontext, NBD_CONTEXT_DEPTH);
+	if (!depth && strcmp(metacontext, LIBNBD_CONTEXT_BASE_ALLOCATION))
 		return 0;
+	l = depth ? &w->depth : &w->base;
 	for (i = 0; i + 1 < n; i += 2) {
 		uint64_t len = entries[i];
-		int hole = entries[i + 1] & LIBNBD_STATE_HOLE;
+		int data = depth ? entries[i + 1] == 1 :
+				   !(entries[i + 1] & LIBNBD_STATE_HOLE);
 
-		if (!hole && !w->found) {
-			w->st->ds = at;
-			w->st->de = at + len;
-			w->found = 1;
-		} else if (!hole && w->st->de == at) {
-			w->st->de = at + len;
-		} else if (w->found) {
-			break;
-		}
+		if (data && seg_add(l, at, at + len))
+			w->failed = 1;
 		at += len;
 	}
-	if (at > w->covered)
-		w->covered = at;
+	if (at > l->covered)
+		l->covered = at;
 	return 0;
+}
+
+/*
+ * The first segment that both answers call data, below @reach, into
+ * st->ds/de (grown over the next ones it touches); 0 when none.
+ */
+static int first_common(struct nbd_state *st, const struct seg_list *a,
+			const struct seg_list *b, uint64_t reach)
+{
+	size_t i = 0, j = 0;
+	uint64_t s, e;
+	int found = 0;
+
+	while (i < a->n && j < b->n) {
+		s = a->seg[i][0] > b->seg[j][0] ? a->seg[i][0] : b->seg[j][0];
+		e = a->seg[i][1] < b->seg[j][1] ? a->seg[i][1] : b->seg[j][1];
+		if (e > reach)
+			e = reach;
+		if (s < e) {
+			if (found && s != st->de)
+				break;
+			if (!found)
+				st->ds = s;
+			st->de = e;
+			found = 1;
+		}
+		if (a->seg[i][1] < b->seg[j][1])
+			i++;
+		else
+			j++;
+	}
+	return found;
 }
 
 /* Find the next allocated segment at or after @pos, before @lim. */
 static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
 {
-	struct status_walk w = { st, pos, lim, pos, 0 };
+	struct status_walk w;
 	nbd_extent_callback cb = { .callback = status_extent,
 				   .user_data = &w };
-	uint64_t count;
+	struct seg_list all = { 0 };
+	uint64_t count, reach, span[1][2];
+	int found = 0, rc = 0;
 
+	memset(&w, 0, sizeof(w));
 	st->q_start = pos;
-	while (pos < lim) {
+	while (!found && pos < lim) {
 		count = lim - pos < NBD_MAX_REQUEST ? lim - pos :
 						      NBD_MAX_REQUEST;
-		w.covered = pos;
-		if (nbd_block_status(st->c->h, count, pos, cb, 0) == -1)
-			return nbd_err();
-		if (w.found)
+		w.base.n = w.depth.n = 0;
+		w.base.covered = w.depth.covered = pos;
+		if (nbd_block_status(st->c->h, count, pos, cb, 0) == -1) {
+			rc = nbd_err();
 			break;
-		if (w.covered <= pos)
-			return -EIO;	/* a reply that says nothing */
-		pos = w.covered;
+		}
+		if (w.failed) {
+			rc = -ENOMEM;
+			break;
+		}
+		reach = w.base.covered;
+		if (st->c->has_depth && w.depth.covered < reach)
+			reach = w.depth.covered;
+		if (reach <= pos) {
+			rc = -EIO;	/* a reply that says nothing */
+			break;
+		}
+		/* without the depth, all that base:allocation calls data */
+		span[0][0] = pos;
+		span[0][1] = reach;
+		all.seg = span;
+		all.n = 1;
+		found = first_common(st, &w.base,
+				     st->c->has_depth ? &w.depth : &all, reach);
+		pos = reach;
 	}
-	if (!w.found)
+	free(w.base.seg);
+	free(w.depth.seg);
+	if (rc)
+		return rc;
+	if (!found)
 		st->ds = st->de = UINT64_MAX;	/* hole up to lim at least */
 	st->valid = 1;
 	return 0;

@@ -3,6 +3,9 @@
 
   parttable.py mbr-set IMG N START SIZE     MBR primary entry N (1-4):
                                             start and size in sectors
+  parttable.py ebr-set IMG LBA N START SIZE entry N (1-4) of the EBR at LBA:
+                                            start (relative, as the EBR
+                                            says) and size in sectors
   parttable.py gpt-set IMG N FIRST LAST     GPT entry N: first and last LBA,
                                             in both copies, CRCs made right
   parttable.py gpt-break-primary IMG        spoil the primary GPT header's
@@ -26,6 +29,14 @@ SS = 512
 def mbr_set(img, n, start, size):
     with open(img, "r+b") as f:
         f.seek(446 + 16 * (n - 1) + 8)
+        f.write(struct.pack("<II", start, size))
+
+
+def ebr_set(img, lba, n, start, size):
+    with open(img, "r+b") as f:
+        f.seek(lba * SS + 510)
+        assert f.read(2) == b"\x55\xaa", "no EBR at LBA %d" % lba
+        f.seek(lba * SS + 446 + 16 * (n - 1) + 8)
         f.write(struct.pack("<II", start, size))
 
 
@@ -81,6 +92,8 @@ def main(argv):
     cmd, img, args = argv[1], argv[2], [int(a) for a in argv[3:]]
     if cmd == "mbr-set":
         mbr_set(img, *args)
+    elif cmd == "ebr-set":
+        ebr_set(img, *args)
     elif cmd == "gpt-set":
         gpt_set(img, *args)
     elif cmd == "gpt-break-primary":

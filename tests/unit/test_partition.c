@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_partition.c - part_table_check(): which tables are refused
+ * test_partition.c - part_table_check(): which tables are refused;
+ *                    mbr_read(): an MBR's EBR chains through a reader
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include "e2trim.h"
 #include "partition.h"
+#include "partition_int.h"
 
 
 #define S 512ULL	/* bytes per sector */
@@ -137,6 +140,103 @@ static void test_logical_without_container(void **state)
 			    "lies in no extended container");
 }
 
+static void test_ebr_in_container(void **state)
+{
+	struct part_entry e[] = {
+		area(0, 1), part(2, 2048, 10000), area(2048, 1),
+		part(5, 4096, 2000), area(6144, 1), part(6, 8192, 2000),
+	};
+	struct part_problem p;
+	char msg[256];
+
+	(void)state;
+	e[1].extended = 1;
+	e[3].logical = e[5].logical = 1;
+	e[2].ebr = e[4].ebr = 1;
+	assert_int_equal(check(e, 6, &p), PART_FINE);
+	/* logical 5 over the next EBR */
+	e[3].size_bytes = 2100 * S;
+	assert_int_equal(check(e, 6, &p), PART_OVERLAP);
+	part_problem_describe(&p, msg, sizeof(msg));
+	assert_string_equal(msg, "logical partition 5 (bytes 2097152-3172351) "
+			    "overlaps an EBR of the partition table "
+			    "(bytes 3145728-3146239)");
+}
+
+/* An image in memory, read through a part_reader as NBD would be. */
+static unsigned char disk[64 * 1024 * S / 64];
+
+static int mem_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx;
+	memcpy(buf, disk + off, len);
+	return 0;
+}
+
+static void put_entry(uint64_t sect, int i, unsigned char type,
+		      uint32_t start, uint32_t size)
+{
+	unsigned char *e = disk + sect * S + 446 + 16 * i;
+
+	e[4] = type;
+	memcpy(e + 8, &start, 4);	/* the test runs little-endian */
+	memcpy(e + 12, &size, 4);
+	disk[sect * S + 510] = 0x55;
+	disk[sect * S + 511] = 0xAA;
+}
+
+static void test_mbr_ebr_chain(void **state)
+{
+	struct part_reader rd = { .read = mem_read, .size_bytes = sizeof(disk),
+				  .sector_size = S, .blkid_fd = -1 };
+	struct part_table t = { .type = "dos" };
+	struct part_problem p;
+
+	(void)state;
+	memset(disk, 0, sizeof(disk));
+	put_entry(0, 0, 0x83, 64, 100);
+	put_entry(0, 1, 0x05, 200, 800);
+	/* EBR at 200: logical 5 at 210, link to the EBR at 200 + 300 */
+	put_entry(200, 0, 0x83, 10, 200);
+	put_entry(200, 1, 0x05, 300, 400);
+	/* EBR at 500: logical 6 at 520 */
+	put_entry(500, 0, 0x83, 20, 300);
+	assert_int_equal(mbr_probe(&rd), MBR_DOS);
+	assert_int_equal(mbr_read(&rd, &t), 0);
+	/* MBR, 1, 2, EBR, 5, EBR, 6 */
+	assert_int_equal(t.n, 7);
+	assert_int_equal(t.entries[4].partno, 5);
+	assert_true(t.entries[4].logical);
+	assert_int_equal(t.entries[4].start_bytes, 210 * S);
+	assert_int_equal(t.entries[6].partno, 6);
+	assert_int_equal(t.entries[6].start_bytes, 520 * S);
+	assert_int_equal(t.entries[6].size_bytes, 300 * S);
+	assert_int_equal(part_table_check(&t, &p), PART_FINE);
+	free(t.entries);
+
+	/* a chain that links back to itself ends, and is refused */
+	put_entry(500, 1, 0x05, 0, 400);
+	assert_int_equal(mbr_read(&rd, &t), 0);
+	assert_true(t.n < 2000);
+	assert_int_equal(part_table_check(&t, &p), PART_OVERLAP);
+	free(t.entries);
+
+	/* type 0xEE: a GPT's protective MBR */
+	put_entry(0, 2, 0xEE, 1, 10);
+	assert_int_equal(mbr_probe(&rd), MBR_PROTECTIVE);
+	/* a boot flag other than 0 and 0x80: no table, as for the kernel */
+	disk[446] = 0x12;
+	assert_int_equal(mbr_probe(&rd), MBR_NONE);
+	disk[446] = 0;
+	/* "FAT" where a BPB names it: a FAT boot sector only with a BPB */
+	memcpy(disk + 0x36, "FAT16   ", 8);
+	assert_int_equal(mbr_probe(&rd), MBR_PROTECTIVE);
+	disk[11] = 0x00;
+	disk[12] = 0x02;	/* 512 bytes per sector */
+	disk[13] = 8;		/* sectors per cluster */
+	assert_int_equal(mbr_probe(&rd), MBR_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +245,8 @@ int main(void)
 		cmocka_unit_test(test_overlap_table_area),
 		cmocka_unit_test(test_logical_partitions),
 		cmocka_unit_test(test_logical_without_container),
+		cmocka_unit_test(test_ebr_in_container),
+		cmocka_unit_test(test_mbr_ebr_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
