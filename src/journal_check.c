@@ -23,11 +23,15 @@
  * inside jbd2_journal_recover(), from do_one_pass() after the full
  * commits, and that returns at once when s_start is 0; recovery runs only
  * when needs_recovery is set (the superblock gate refuses that) or, with
- * -y, when s_start is not 0 (refused here).  Fast commits also go only
- * after a full commit in the same mount, so s_start is never 0 beside a
- * fast-commit tail the kernel left.  So a fast-commit tail e2fsck would
- * replay is always a log that starts, and is refused as one.  What e2fsck
- * checks of the area's size before it loads the journal is checked here.
+ * -y, when s_start is not 0 (refused here), and only when the
+ * filesystem has the fast_commit feature (else no replay callback is set).
+ * The kernel sets s_start at its first commit after mount and clears it
+ * only when it empties the journal (clean unmount, journal flush), which
+ * ends the fast-commit tail's life too.  So a fast-commit tail e2fsck
+ * would replay always sits in a log that starts, and is refused as one
+ * (t_journal_choice: a tail the kernel wrote, restored by e2fsck -fy).
+ * What e2fsck checks of the area's size before it loads the journal is
+ * checked here.
  *
  * One block is read: the journal's superblock (and the journal inode's
  * extent tree blocks, when its map does not fit in the inode).
