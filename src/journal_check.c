@@ -173,6 +173,32 @@ static void uuid_text(const __u8 *u, char *buf, size_t len)
 static pthread_mutex_t blkid_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
+ * The device holding @uuid, or NULL.  libblkid's shared cache believes a
+ * device it has verified within the last 200 s (BLKID_PROBE_INTERVAL)
+ * unless the device node changed, and a loop device re-attached to
+ * another image keeps its node: a journal device that has just taken the
+ * place of another is then not found.  On a miss, every device is probed
+ * afresh in a cache of its own (no file behind it).  A device found
+ * either way is read and its UUID compared before it is believed.
+ */
+static char *find_uuid(const char *uuid)
+{
+	blkid_cache cache;
+	char *dev;
+
+	/* libblkid's cache file is shared: one lookup at a time */
+	pthread_mutex_lock(&blkid_lock);
+	dev = blkid_evaluate_tag("UUID", uuid, NULL);
+	if (!dev && !blkid_get_cache(&cache, "/dev/null")) {
+		if (!blkid_probe_all(cache))
+			dev = blkid_get_devname(cache, "UUID", uuid);
+		blkid_put_cache(cache);
+	}
+	pthread_mutex_unlock(&blkid_lock);
+	return dev;
+}
+
+/*
  * An external journal: found the way e2fsck finds it, by the UUID in the
  * superblock through libblkid.  Its own ext2 superblock (JOURNAL_DEV) must
  * carry that UUID and gives its length; e2fsck reads it in the
@@ -189,10 +215,7 @@ static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb,
 	int fd;
 
 	uuid_text(fs->super->s_journal_uuid, uuid, sizeof(uuid));
-	/* libblkid's cache file is shared: one lookup at a time */
-	pthread_mutex_lock(&blkid_lock);
-	dev = blkid_evaluate_tag("UUID", uuid, NULL);
-	pthread_mutex_unlock(&blkid_lock);
+	dev = find_uuid(uuid);
 	if (!dev)
 		return EXT2_ET_LOAD_EXT_JOURNAL;
 	fd = open(dev, O_RDONLY | O_CLOEXEC);

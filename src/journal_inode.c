@@ -9,8 +9,8 @@
  * blocks than its size (a hole, or a block outside the filesystem, ends
  * the walk).  It then builds a journal inode from the superblock's backup
  * of the block map (s_jnl_blocks, when s_jnl_backup_type says it holds
- * one), replays that journal, and with -y writes the backup over the
- * inode; with no usable backup it deletes the journal.  So a damaged inode
+ * one), checks it the same way, replays that journal, and with -y writes
+ * the backup over the inode; with no usable backup it deletes the journal.  So a damaged inode
  * can hide a log that e2fsck replays over blocks the bitmap calls free.
  * e2trim does not rebuild the journal from the backup: where the inode
  * fails e2fsck's checks, or its block map differs from the backup (which
@@ -76,12 +76,17 @@ static const char *inode_unusable(ext2_filsys fs, ext2_ino_t ino,
 	return NULL;
 }
 
-/* What e2fsck does instead of using the inode. */
+/*
+ * What e2fsck does instead of using the inode.  Whether the backup itself
+ * passes is not worked out: e2fsck 1.47 builds its stand-in inode without
+ * EXTENTS_FL, so an extent-mapped backup fails and the journal is deleted;
+ * either way e2trim refuses.
+ */
 static const char *instead(const struct ext2_super_block *sb)
 {
 	return sb->s_jnl_backup_type == EXT3_JNL_BACKUP_BLOCKS ?
-	       "e2fsck would load the journal from the superblock's backup "
-	       "(s_jnl_blocks) instead, replay it and rewrite the inode" :
+	       "e2fsck would replace it with its backup in the superblock "
+	       "(s_jnl_blocks) and replay that journal, or delete the journal" :
 	       "e2fsck would delete the journal";
 }
 
