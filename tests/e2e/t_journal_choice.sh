@@ -131,7 +131,7 @@ note "clean: ext3, ext4 1k/64k blocks, fast_commit, no journal, no csum, 1 and 4
 truncate -s 8M "$T/jdev.img"
 mke2fs -q -F -O journal_dev -b 4096 "$T/jdev.img" || fail "mke2fs journal_dev"
 dev=$(loop_attach "$T/jdev.img")
-mkfs "$img" 128M -t ext4 -J device="$dev"
+mkfs "$img" 128M -t ext4 -J device="$dev" >/dev/null
 run_e2trim "$img"
 assert_rc 0 "clean, external journal"
 losetup -d "$dev"
@@ -158,7 +158,10 @@ losetup -d "$dev"
 # No device of that UUID: e2fsck cannot go on; e2trim must not either.
 rc=0; e2fsck -fy "$img" >"$T/fsck.log" 2>&1 || rc=$?
 assert_eq "$((rc & 8))" 8 "e2fsck -fy without the external journal (exit $rc)"
-assert_grep "Cannot proceed with file system check" "$T/fsck.log" "e2fsck stops"
+# ("Can't find external journal", or, when libblkid's cache still names
+# the loop device that held it, a failed read of that device)
+assert_grep "Can't find external journal\|Cannot proceed with file system check" \
+	"$T/fsck.log" "e2fsck stops"
 refused "$img" "external journal UUID=$ju not found (e2fsck uses it"
 old_loses "$img" f "$D" -j "$T/jdev.img"
 
@@ -223,10 +226,10 @@ python3 -c 'import os, sys; os.fsync(os.open(sys.argv[1], os.O_RDONLY))' "$T/mnt
 cp --sparse=always "$img" "$T/fc.img"
 umount "$T/mnt"; MOUNTS=()
 losetup -d "$dev"
-# unmounted cleanly, with jbd2's fast-commit feature and checksum v3 set
-# by the kernel: trimmed
-dumpe2fs -h "$img" 2>/dev/null | grep -q "Journal features:.*FEATURE_I5" ||
-	fail "the kernel did not set jbd2's fast-commit feature"
+# unmounted cleanly (the kernel clears jbd2's fast-commit feature then and
+# leaves checksum v3 set): trimmed
+dumpe2fs -h "$img" 2>/dev/null | grep -q "Journal features:.*journal_checksum_v3" ||
+	fail "the kernel did not set the journal's checksum"
 run_e2trim "$img"
 assert_rc 0 "fast_commit, unmounted cleanly"
 e2fsck -fn "$img" >/dev/null 2>&1 || fail "fast_commit: e2fsck -fn after the trim"
