@@ -256,9 +256,10 @@ refused "$T/fc.img" "its log starts at block"
 mkfs "$img" 128M -t ext4 -O fast_commit
 jb=$(q "$img" "bmap <8> 0")
 be32() {	# offset value: a big-endian word into the journal superblock
-	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($2 >> 24 & 255)) \
-		$(($2 >> 16 & 255)) $(($2 >> 8 & 255)) $(($2 & 255)))" |
-		dd of="$img" bs=1 seek=$((jb * 4096 + $1)) conv=notrunc status=none
+	python3 -c 'import struct, sys
+with open(sys.argv[1], "r+b") as f:
+	f.seek(int(sys.argv[2]))
+	f.write(struct.pack(">I", int(sys.argv[3])))' "$img" $((jb * 4096 + $1)) "$2"
 }
 maxlen=$(od -A n -t u1 -j $((jb * 4096 + 16)) -N 4 "$img" |
 	awk '{print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4}')
