@@ -28,10 +28,21 @@
 
 #define JBD2_MIN_JOURNAL_BLOCKS	1024
 
-/* e2fsck's process_journal_block(): the last logical block before a stop */
+/*
+ * e2fsck's process_journal_block(), called by ext2fs_block_iterate3() for
+ * each block (BLOCK_FLAG_HOLE: a hole comes as block 0): a hole or a block
+ * outside the filesystem stops the walk; the last logical block reached
+ * is what counts.
+ */
 struct jwalk {
 	e2_blkcnt_t last;
 };
+
+static int blk_outside(ext2_filsys fs, blk64_t blk)
+{
+	return !blk || blk < fs->super->s_first_data_block ||
+	       blk >= ext2fs_blocks_count(fs->super);
+}
 
 static int jwalk_block(ext2_filsys fs, blk64_t *blk, e2_blkcnt_t blockcnt,
 		       blk64_t ref EXT2FS_ATTR((unused)),
@@ -39,13 +50,69 @@ static int jwalk_block(ext2_filsys fs, blk64_t *blk, e2_blkcnt_t blockcnt,
 {
 	struct jwalk *w = priv;
 
-	/* a hole (0, reported through BLOCK_FLAG_HOLE) or a block outside */
-	if (!*blk || *blk < fs->super->s_first_data_block ||
-	    *blk >= ext2fs_blocks_count(fs->super))
+	if (blk_outside(fs, *blk))
 		return BLOCK_ABORT;
 	if (blockcnt >= 0)
 		w->last = blockcnt;
 	return 0;
+}
+
+/*
+ * One leaf extent, as ext2fs_block_iterate3() hands it to the callback
+ * block by block, in one step: @*next is the iterator's running logical
+ * block.  Returns 1 when the walk stops.  A run of physical blocks can
+ * leave the filesystem only at its start (0, below s_first_data_block)
+ * or at its end.
+ */
+static int jwalk_leaf(ext2_filsys fs, const struct ext2fs_extent *e,
+		      e2_blkcnt_t *next, struct jwalk *w)
+{
+	blk64_t end = ext2fs_blocks_count(fs->super), blk = e->e_pblk;
+
+	if (e->e_lblk + e->e_len <= (blk64_t)*next)
+		return 0;		/* already passed: skipped */
+	/* the iterator starts the physical run where it left off */
+	if (e->e_lblk < (blk64_t)*next)
+		blk += *next - e->e_lblk;
+	if (blk_outside(fs, blk))
+		return 1;
+	if (blk + e->e_len > end) {
+		w->last = e->e_lblk + (end - blk) - 1;
+		return 1;
+	}
+	w->last = e->e_lblk + e->e_len - 1;
+	*next = e->e_lblk + e->e_len;
+	return 0;
+}
+
+/*
+ * The same walk over an extent tree, an extent at a time instead of a
+ * block at a time (a 1 GiB journal has 262 144 blocks and a handful of
+ * extents).  Index blocks are checked on the way down, as the iterator
+ * reports them (blockcnt -1); any error ends the walk as it ends there.
+ */
+static void jwalk_extents(ext2_filsys fs, ext2_ino_t ino,
+			  struct ext2_inode *inode, struct jwalk *w)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	e2_blkcnt_t next = 0;
+	int op = EXT2_EXTENT_ROOT;
+
+	if (ext2fs_extent_open2(fs, ino, inode, &h))
+		return;
+	while (!ext2fs_extent_get(h, op, &e)) {
+		op = EXT2_EXTENT_NEXT;
+		if (!(e.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			if (!(e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT) &&
+			    blk_outside(fs, e.e_pblk))
+				break;
+			continue;
+		}
+		if (jwalk_leaf(fs, &e, &next, w))
+			break;
+	}
+	ext2fs_extent_free(h);
 }
 
 /* NULL when e2fsck would take the inode as the journal, else why not */
@@ -69,8 +136,12 @@ static const char *inode_unusable(ext2_filsys fs, ext2_ino_t ino,
 	 * here, so a journal of 2 GiB or more passes this test in e2fsck
 	 * whatever it maps; e2trim compares the whole size (stricter).
 	 */
-	ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_HOLE | BLOCK_FLAG_READ_ONLY,
-			      NULL, jwalk_block, &w);
+	if (inode->i_flags & EXT4_EXTENTS_FL)
+		jwalk_extents(fs, ino, (struct ext2_inode *)inode, &w);
+	else
+		ext2fs_block_iterate3(fs, ino,
+				      BLOCK_FLAG_HOLE | BLOCK_FLAG_READ_ONLY,
+				      NULL, jwalk_block, &w);
 	if ((__u64)(w.last + 1) * fs->blocksize < size)
 		return "maps fewer blocks than its size";
 	return NULL;
