@@ -117,7 +117,7 @@ static void jwalk_extents(ext2_filsys fs, ext2_ino_t ino,
 
 /* NULL when e2fsck would take the inode as the journal, else why not */
 static const char *inode_unusable(ext2_filsys fs, ext2_ino_t ino,
-				  const struct ext2_inode *inode)
+				  struct ext2_inode *inode)
 {
 	__u64 size = EXT2_I_SIZE(inode);
 	struct jwalk w = { .last = -1 };
@@ -133,11 +133,11 @@ static const char *inode_unusable(ext2_filsys fs, ext2_ino_t ino,
 	/*
 	 * The walk's own error is ignored, as e2fsck ignores it: a tree it
 	 * cannot read leaves the walk short.  e2fsck casts the size to int
-	 * here, so a journal of 2 GiB or more passes this test in e2fsck
-	 * whatever it maps; e2trim compares the whole size (stricter).
+	 * here, which a journal of 2 GiB or more overflows to a smaller
+	 * number; e2trim compares the whole size (never less strict).
 	 */
 	if (inode->i_flags & EXT4_EXTENTS_FL)
-		jwalk_extents(fs, ino, (struct ext2_inode *)inode, &w);
+		jwalk_extents(fs, ino, inode, &w);
 	else
 		ext2fs_block_iterate3(fs, ino,
 				      BLOCK_FLAG_HOLE | BLOCK_FLAG_READ_ONLY,
