@@ -83,7 +83,7 @@ DEPFLAGS = -MMD -MP
 
 # The library: every stage of the engine.  src/cli/ is the command, its
 # first client, which sees it through src/e2trim.h only.
-LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/check.c \
+LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/journal_inode.c src/open.c src/check.c \
 	    src/partition.c src/sysfs.c \
 	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
 	    src/partition_mbr.c src/partition_read.c src/image_qcow2.c \

@@ -9,9 +9,32 @@
  * mark free.  The kernel would instead wipe such a journal on mount.
  * Which of the two is right is not e2trim's call: it refuses with the
  * journal-recovery code and names e2fsck.  A journal superblock e2fsck
- * would not accept (bad magic, unknown version or features, checksum) is
- * refused too: e2fsck would ask to clear the journal, and what is in it
- * is then unknown.  One block is read: the journal's superblock.
+ * would not accept (bad magic, unknown version or features, checksum,
+ * block size, length, fast-commit area) is refused too: e2fsck would ask
+ * to clear the journal, and what is in it is then unknown.
+ *
+ * The journal checked is the one e2fsck_get_journal() loads: the external
+ * one whenever s_journal_uuid is set, even beside s_journal_inum (e2fsck
+ * never looks at the inode then), else inode s_journal_inum as e2fsck
+ * accepts it (journal_inode.c).
+ *
+ * The fast-commit area (jbd2 INCOMPAT_FAST_COMMIT: the last s_num_fc_blks
+ * blocks, 256 when 0) needs no test of its own.  e2fsck replays it only
+ * inside jbd2_journal_recover(), from do_one_pass() after the full
+ * commits, and that returns at once when s_start is 0; recovery runs only
+ * when needs_recovery is set (the superblock gate refuses that) or, with
+ * -y, when s_start is not 0 (refused here), and only when the
+ * filesystem has the fast_commit feature (else no replay callback is set).
+ * The kernel sets s_start at its first commit after mount and clears it
+ * only when it empties the journal (clean unmount, journal flush), which
+ * ends the fast-commit tail's life too.  So a fast-commit tail e2fsck
+ * would replay always sits in a log that starts, and is refused as one
+ * (t_journal_choice: a tail the kernel wrote, restored by e2fsck -fy).
+ * What e2fsck checks of the area's size before it loads the journal is
+ * checked here.
+ *
+ * One block is read: the journal's superblock (and the journal inode's
+ * extent tree blocks, when its map does not fit in the inode).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -32,9 +55,11 @@
  * the fields e2fsck checks before it decides to replay.  No installed
  * header defines it.
  */
-#define JSB_SIZE		1024
+#define JSB_SIZE		JOURNAL_SB_SIZE
 #define JSB_MAGIC		0		/* h_magic */
 #define JSB_BLOCKTYPE		4		/* h_blocktype */
+#define JSB_BLOCKSIZE		12		/* s_blocksize */
+#define JSB_MAXLEN		16		/* s_maxlen: blocks in all */
 #define JSB_SEQUENCE		24		/* s_sequence: first in log */
 #define JSB_START		28		/* s_start: 0 = empty */
 #define JSB_ERRNO		32		/* s_errno */
@@ -43,6 +68,7 @@
 #define JSB_RO_COMPAT		44
 #define JSB_NR_USERS		64
 #define JSB_CSUM_TYPE		80		/* __u8 */
+#define JSB_NUM_FC_BLKS		84		/* 0 = the default, 256 */
 #define JSB_CHECKSUM		252		/* s_checksum */
 
 #define JBD2_MAGIC		0xc03b3998U
@@ -51,8 +77,11 @@
 #define JBD2_COMPAT_CHECKSUM	0x1
 #define JBD2_INCOMPAT_CSUM_V2	0x8
 #define JBD2_INCOMPAT_CSUM_V3	0x10
+#define JBD2_INCOMPAT_FAST_COMMIT 0x20
 #define JBD2_INCOMPAT_KNOWN	0x3f	/* revoke .. fast_commit, as 1.47 */
 #define JBD2_CRC32C_CHKSUM	4
+#define JBD2_MIN_JOURNAL_BLOCKS	1024
+#define JBD2_DEFAULT_FC_BLOCKS	256
 
 static __u32 jsb32(const unsigned char *jsb, int off)
 {
@@ -74,19 +103,12 @@ static int jsb_csum_ok(const unsigned char *jsb)
 	       jsb32(jsb, JSB_CHECKSUM);
 }
 
-/* e2fsck's e2fsck_journal_load() checks: NULL, or why it would not load. */
-static const char *jsb_unusable(const unsigned char *jsb)
+/* e2fsck's e2fsck_journal_load() checks of the features: NULL, or why not */
+static const char *jsb_features_unusable(const unsigned char *jsb)
 {
-	__u32 type = jsb32(jsb, JSB_BLOCKTYPE);
 	__u32 incompat = jsb32(jsb, JSB_INCOMPAT);
 	__u32 csum = incompat & (JBD2_INCOMPAT_CSUM_V2 | JBD2_INCOMPAT_CSUM_V3);
 
-	if (jsb32(jsb, JSB_MAGIC) != JBD2_MAGIC)
-		return "the journal superblock has no journal magic";
-	if (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2)
-		return "the journal superblock has an unknown version";
-	if (type == JBD2_SUPERBLOCK_V1)
-		return NULL;	/* v1 has no features (e2fsck clears them) */
 	if (jsb32(jsb, JSB_NR_USERS) > 1)
 		return "the journal is shared by several filesystems";
 	if (incompat & ~JBD2_INCOMPAT_KNOWN || jsb32(jsb, JSB_RO_COMPAT))
@@ -99,30 +121,38 @@ static const char *jsb_unusable(const unsigned char *jsb)
 	return NULL;
 }
 
-/* The internal journal's superblock: the first block of its inode. */
-static errcode_t read_internal_jsb(ext2_filsys fs, unsigned char *jsb)
+/*
+ * e2fsck's e2fsck_journal_load(): NULL, or why it would not load the
+ * journal.  @blocksize is the filesystem's (e2fsck reads an external
+ * journal in it too), @total_len the blocks the journal has (the inode's
+ * size, or the journal device's block count).
+ */
+static const char *jsb_unusable(const unsigned char *jsb,
+				unsigned int blocksize, blk64_t total_len)
 {
-	struct ext2_inode inode;
-	blk64_t pblk = 0;
-	char *buf;
-	errcode_t err;
+	__u32 type = jsb32(jsb, JSB_BLOCKTYPE);
+	__u32 maxlen = jsb32(jsb, JSB_MAXLEN);
+	__u32 fc = jsb32(jsb, JSB_NUM_FC_BLKS);
+	const char *why;
 
-	err = ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode);
-	if (!err)
-		err = ext2fs_bmap2(fs, fs->super->s_journal_inum, &inode,
-				   NULL, 0, 0, NULL, &pblk);
-	if (!err && !pblk)
-		err = EXT2_ET_NO_JOURNAL_SB;
-	if (err)
-		return err;
-	err = ext2fs_get_mem(fs->blocksize, &buf);
-	if (err)
-		return err;
-	err = io_channel_read_blk64(fs->io, pblk, 1, buf);
-	if (!err)
-		memcpy(jsb, buf, JSB_SIZE);
-	ext2fs_free_mem(&buf);
-	return err;
+	if (jsb32(jsb, JSB_MAGIC) != JBD2_MAGIC)
+		return "the journal superblock has no journal magic";
+	if (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2)
+		return "the journal superblock has an unknown version";
+	/* v1 has no features (e2fsck clears them) */
+	if (type == JBD2_SUPERBLOCK_V2 && (why = jsb_features_unusable(jsb)))
+		return why;
+	if (jsb32(jsb, JSB_BLOCKSIZE) != blocksize)
+		return "the journal's block size is not the filesystem's";
+	if (maxlen > total_len)
+		return "the journal superblock is longer than the journal";
+	if (type == JBD2_SUPERBLOCK_V2 &&
+	    jsb32(jsb, JSB_INCOMPAT) & JBD2_INCOMPAT_FAST_COMMIT &&
+	    (__u64)maxlen < (__u64)(fc ? fc : JBD2_DEFAULT_FC_BLOCKS) +
+			    JBD2_MIN_JOURNAL_BLOCKS)
+		return "the journal's fast-commit area leaves too few blocks "
+		       "for its log";
+	return NULL;
 }
 
 static int uuid_zero(const __u8 *uuid)
@@ -143,23 +173,49 @@ static void uuid_text(const __u8 *u, char *buf, size_t len)
 static pthread_mutex_t blkid_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * An external journal: found the way e2fsck finds it, by the UUID in the
- * superblock through libblkid.  Its own ext2 superblock (JOURNAL_DEV)
- * gives its block size; the journal superblock is the block after it.
+ * The device holding @uuid, or NULL.  libblkid's shared cache believes a
+ * device it has verified within the last 200 s (BLKID_PROBE_INTERVAL)
+ * unless the device node changed, and a loop device re-attached to
+ * another image keeps its node: a journal device that has just taken the
+ * place of another is then not found.  On a miss, every device is probed
+ * afresh in a cache of its own (no file behind it).  A device found
+ * either way is read and its UUID compared before it is believed.
  */
-static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb)
+static char *find_uuid(const char *uuid)
+{
+	blkid_cache cache;
+	char *dev;
+
+	/* libblkid's cache file is shared: one lookup at a time */
+	pthread_mutex_lock(&blkid_lock);
+	dev = blkid_evaluate_tag("UUID", uuid, NULL);
+	if (!dev && !blkid_get_cache(&cache, "/dev/null")) {
+		if (!blkid_probe_all(cache))
+			dev = blkid_get_devname(cache, "UUID", uuid);
+		blkid_put_cache(cache);
+	}
+	pthread_mutex_unlock(&blkid_lock);
+	return dev;
+}
+
+/*
+ * An external journal: found the way e2fsck finds it, by the UUID in the
+ * superblock through libblkid.  Its own ext2 superblock (JOURNAL_DEV) must
+ * carry that UUID and gives its length; e2fsck reads it in the
+ * filesystem's block size (whatever the device's own says), the journal
+ * superblock in the block after the ext2 superblock's.
+ */
+static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb,
+				   blk64_t *total_len)
 {
 	struct ext2_super_block esb;
+	unsigned int bs = fs->blocksize;
 	char uuid[40], *dev;
-	unsigned int bs;
 	errcode_t err = 0;
 	int fd;
 
 	uuid_text(fs->super->s_journal_uuid, uuid, sizeof(uuid));
-	/* libblkid's cache file is shared: one lookup at a time */
-	pthread_mutex_lock(&blkid_lock);
-	dev = blkid_evaluate_tag("UUID", uuid, NULL);
-	pthread_mutex_unlock(&blkid_lock);
+	dev = find_uuid(uuid);
 	if (!dev)
 		return EXT2_ET_LOAD_EXT_JOURNAL;
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
@@ -169,13 +225,14 @@ static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb)
 	if (pread(fd, &esb, sizeof(esb), SUPERBLOCK_OFFSET) != sizeof(esb) ||
 	    esb.s_magic != EXT2_SUPER_MAGIC ||
 	    !(esb.s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) ||
-	    memcmp(esb.s_uuid, fs->super->s_journal_uuid, 16) ||
-	    esb.s_log_block_size > 6)
+	    memcmp(esb.s_uuid, fs->super->s_journal_uuid, 16))
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
 	if (err)
 		goto out;
-	/* s_log_block_size is bounded above: the shift cannot overflow */
-	bs = EXT2_MIN_BLOCK_SIZE << esb.s_log_block_size;
+	/* e2fsck caps the length at 2^32 - 1 blocks */
+	*total_len = ext2fs_blocks_count(&esb);
+	if (*total_len > 0xffffffffULL)
+		*total_len = 0xffffffffULL;
 	/* block 1, or 2 on 1 KiB blocks (the superblock is block 1 there) */
 	if (pread(fd, jsb, JSB_SIZE, (off_t)bs * ext2fs_journal_sb_start(bs)) !=
 	    JSB_SIZE)
@@ -185,14 +242,45 @@ out:
 	return err;
 }
 
+/*
+ * The superblock of the journal e2fsck_get_journal() loads into @jsb and
+ * its length: 0, or 1 with @why saying why it cannot be checked.
+ */
+static int chosen_jsb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
+		      char *why, size_t len)
+{
+	struct ext2_super_block *sb = fs->super;
+	char uuid[40];
+	errcode_t err;
+
+	if (uuid_zero(sb->s_journal_uuid))
+		return journal_inode_sb(fs, jsb, total_len, why, len);
+	err = read_external_jsb(fs, jsb, total_len);
+	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {
+		/* e2fsck stops: "Can't find external journal" */
+		uuid_text(sb->s_journal_uuid, uuid, sizeof(uuid));
+		snprintf(why, len, "external journal UUID=%s not found%s; "
+			 "attach it so its log can be checked", uuid,
+			 sb->s_journal_inum ? " (e2fsck uses it, not inode "
+			 "s_journal_inum, when the UUID is set)" : "");
+		return 1;
+	}
+	if (err) {
+		snprintf(why, len, "cannot read the journal superblock: %s",
+			 error_message(err));
+		return 1;
+	}
+	return 0;
+}
+
 errcode_t journal_check(struct e2trim *t)
 {
 	ext2_filsys fs = t->fs;
 	struct ext2_super_block *sb = fs->super;
 	unsigned char jsb[JSB_SIZE];
 	const char *why = NULL;
-	char detail[256], uuid[40];
-	errcode_t err;
+	blk64_t total_len = 0;
+	char detail[384];
 
 	if (!ext2fs_has_feature_journal(sb)) {
 		/* e2fsck asks whether to clear such leftovers */
@@ -206,20 +294,10 @@ errcode_t journal_check(struct e2trim *t)
 		why = "has_journal is set but no journal is named";
 		goto out;
 	}
-	err = sb->s_journal_inum ? read_internal_jsb(fs, jsb) :
-				   read_external_jsb(fs, jsb);
-	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {
-		uuid_text(sb->s_journal_uuid, uuid, sizeof(uuid));
-		snprintf(detail, sizeof(detail), "external journal UUID=%s "
-			 "not found; attach it so its log can be checked",
-			 uuid);
+	if (chosen_jsb(fs, jsb, &total_len, detail, sizeof(detail))) {
 		why = detail;
-	} else if (err) {
-		snprintf(detail, sizeof(detail),
-			 "cannot read the journal superblock: %s",
-			 error_message(err));
-		why = detail;
-	} else if (!(why = jsb_unusable(jsb)) && jsb32(jsb, JSB_START)) {
+	} else if (!(why = jsb_unusable(jsb, fs->blocksize, total_len)) &&
+		   jsb32(jsb, JSB_START)) {
 		snprintf(detail, sizeof(detail),
 			 "its log starts at block %u, sequence %u, but "
 			 "needs_recovery is clear",
