@@ -7,7 +7,8 @@
 # mke2fs on the host, makes a directory casefolded (chattr +F, the
 # kernel's ioctl), fills it with 3000 mixed-case names (an htree) and
 # files of known content, looks names up in another case, deletes a
-# third, writes more, lists every file's sha256 and unmounts.  On the
+# third of the names by their lower-case spelling and a big file, writes
+# more, lists every file's sha256 and unmounts.  On the
 # host, as t_verify_kernel's kernel_fs: e2fsck -fn is clean (it checks
 # the casefolded htree's hashes), e2trim's dry run and trim exit 0, the
 # raw file shrank by what e2trim reported, e2fsck -fn is still clean,
@@ -42,7 +43,8 @@ casefold_initrd() {
 	mknod -m 600 "$d/dev/console" c 5 1
 	for m in ext4 virtio_blk virtio_pci; do
 		modprobe -S "$KVER" --show-depends "$m" || fail "modprobe --show-depends $m"
-	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' >"$T/modules"
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+		grep -v crc32c-intel >"$T/modules"	# no SSE 4.2 under TCG
 	while read -r m; do
 		cp "$m" "$d/m/" || fail "copy $m"
 		echo "${m##*/}" >>"$d/m/order"
@@ -63,30 +65,36 @@ $b mount -t ext4 /dev/vda /mnt && cd /mnt || { echo "CF-MOUNT-FAILED"; $b powero
 $b mkdir cf
 /usr/bin/chattr +F cf || echo "CF-CHATTR-FAILED"
 echo "CF-LSATTR $(/usr/bin/lsattr -d cf)"
-n=0
-while [ $n -lt 3000 ]; do
-	name=$($b printf 'Entry-With-A-Long-Name-%05d' $n)
-	if [ $((n % 10)) = 0 ]; then echo "content of $n" >"cf/$name"; else : >"cf/$name"; fi
+# names 10000..12999, made by the shell alone: a fork costs much under TCG
+n=10000
+while [ $n -lt 13000 ]; do
+	if [ $((n % 10)) = 0 ]; then
+		echo "content of $n" >"cf/Entry-With-A-Long-Name-$n"
+	else
+		: >"cf/Entry-With-A-Long-Name-$n"
+	fi
 	n=$((n + 1))
 done
 # a lookup in another case finds the file: the kernel casefolds
-echo "CF-LOOKUP $($b cat cf/ENTRY-WITH-A-LONG-NAME-00420)"
-echo "CF-LOOKUP-MISSING $($b cat cf/entry-with-a-long-name-03000 2>&1 | $b wc -l)"
+echo "CF-LOOKUP $($b cat cf/ENTRY-WITH-A-LONG-NAME-10420)"
+echo "CF-LOOKUP-MISSING $($b cat cf/entry-with-a-long-name-13000 2>&1 | $b wc -l)"
 $b cp /keep1.bin /keep2.bin cf/
 $b cp /big.bin ./
 $b dd if=/dev/urandom of=cf/Rand.bin bs=65536 count=64 2>/dev/null
 $b sync
 # delete a third of the names and one big file: their blocks held data
-n=0
-while [ $n -lt 3000 ]; do
-	$b rm "cf/entry-with-a-long-name-$($b printf '%05d' $n)"
+# by their lower-case names, in one rm
+n=10000 del=
+while [ $n -lt 13000 ]; do
+	del="$del cf/entry-with-a-long-name-$n"
 	n=$((n + 3))
 done
-$b rm big.bin
+# shellcheck disable=SC2086 # one word a name
+$b rm $del big.bin
 $b dd if=/dev/urandom of=cf/after.bin bs=65536 count=16 2>/dev/null
 echo "CF-FILES $($b find . -type f | $b wc -l)"
 echo "E2TRIM-LOG-BEGIN"
-$b find . -type f | $b sort | while read -r f; do $b sha256sum "$f"; done
+$b find . -type f | $b sort | $b xargs $b sha256sum
 echo "E2TRIM-LOG-END"
 cd /
 $b umount /mnt && echo "CF-UMOUNTED"
@@ -101,7 +109,7 @@ mkdir -p "$T/payload"
 head -c $((3 << 20)) /dev/urandom >"$T/payload/keep1.bin"
 head -c 70000 /dev/urandom >"$T/payload/keep2.bin"
 head -c $((24 << 20)) /dev/urandom >"$T/payload/big.bin"
-casefold_initrd "$T/initrd"
+casefold_initrd "$T/initrd.gz"
 
 # the disk: every block of the raw file allocated, the free ones holding
 # 0x5a, so that what a trim frees shows in its allocated size
@@ -114,17 +122,19 @@ mke2fs -q -F -t ext4 -O casefold -U "$UUID" \
 	fail "mke2fs -O casefold"
 fill_free "$img"
 fallocate -l 160M "$img" || fail "fallocate $img"
-boot casefold "$T/initrd" "quiet" "$img"
+boot casefold "$T/initrd.gz" "quiet" "$img"
 
 c=$T/casefold.console
 tr -d '\r' <"$c" >"$c.txt"
 if grep -q -e CF-MOUNT-FAILED -e CF-CHATTR-FAILED -e 'insmod .* failed' "$c.txt"; then
 	tail -40 "$c.txt"; fail "the guest could not mount or chattr +F"
 fi
-assert_grep '^CF-LSATTR .*F.* cf$' "$c.txt" "the guest's lsattr -d cf"
-assert_grep '^CF-LOOKUP content of 420$' "$c.txt" "the guest's lookup in another case"
-assert_grep '^CF-LOOKUP-MISSING 1$' "$c.txt" "the guest's lookup of a name never made"
-assert_grep '^CF-UMOUNTED$' "$c.txt" "the guest's umount"
+# guest LINE WHAT: the guest printed LINE (a pattern)
+guest() { grep -q -- "$1" "$c.txt" || { grep '^CF-' "$c.txt"; fail "the guest's $2: no '$1'"; }; }
+guest '^CF-LSATTR .*F.* cf$' "lsattr -d cf"
+guest '^CF-LOOKUP content of 10420$' "lookup in another case"
+guest '^CF-LOOKUP-MISSING 1$' "lookup of a name never made"
+guest '^CF-UMOUNTED$' "umount"
 man=$T/casefold.log
 assert_eq "$(wc -l <"$man")" "$(sed -n 's/^CF-FILES //p' "$c.txt")" "the guest's manifest"
 for f in keep1.bin keep2.bin; do
@@ -156,10 +166,10 @@ flags=$(debugfs -R "stat /cf" "$img" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-
 [ $((flags & 0x40001000)) = $((0x40001000)) ] || fail "/cf lost its casefold or htree flag (flags $flags)"
 
 # every file, read back by debugfs, has the sha256 the guest listed
-mkdir -p "$T/out"
-debugfs -R "rdump / $T/out" "$img" >"$T/rdump.out" 2>&1 || { cat "$T/rdump.out"; fail "debugfs rdump"; }
-(cd "$T/out" && find . -type f ! -path './lost+found/*' | LC_ALL=C sort | while read -r f; do sha256sum "$f"; done) \
-	>"$T/after"
+# (the guest wrote every file it kept under /cf)
+mkdir -p "$T/dump"
+debugfs -R "rdump /cf $T/dump" "$img" >"$T/rdump.out" 2>&1 || { cat "$T/rdump.out"; fail "debugfs rdump"; }
+(cd "$T/dump" && find . -type f | LC_ALL=C sort | xargs sha256sum) >"$T/after"
 cmp -s "$man" "$T/after" || { diff "$man" "$T/after" | head; fail "casefold: files differ after the trim"; }
-note "casefold: $(wc -l <"$man") files ($(grep -c '/cf/' "$man") in the casefolded htree), $bytes bytes trimmed, the raw file shrank by $drop"
+note "casefold: $(wc -l <"$man") files in the casefolded htree, $bytes bytes trimmed, the raw file shrank by $drop"
 exit 0
