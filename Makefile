@@ -376,7 +376,7 @@ deb: deps-deb
 # Real boots under QEMU (tests/boot/, README): the kernel, the two
 # initramfs generators, a Debian root for systemd.  Nothing of the
 # machine's own boot set-up is used or changed.
-BOOT_PKGS = qemu-system-x86 linux-image-amd64 initramfs-tools \
+BOOT_PKGS = qemu-system-x86 linux-image-amd64 initramfs-tools cpio \
 	    dracut-core mmdebstrap
 
 deps-boot: deps-deb
