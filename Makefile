@@ -94,7 +94,8 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/open.c src/che
 	    src/target_zero.c src/target_zero_read.c \
 	    src/apply.c src/errors.c \
 	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
-	    src/image_format.c src/target_nbd.c
+	    src/image_format.c src/target_nbd.c \
+	    src/image_lock.c src/open_hold.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
