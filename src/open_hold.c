@@ -105,32 +105,33 @@ static errcode_t loop_is_held(struct e2trim *t, const char *name)
 			"e2trim opened it; nothing more was discarded", name);
 }
 
+/* Now and then: again once RECHECK_NS have passed since the last look. */
+#define RECHECK_NS 100000000LL
+
+static long long now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 errcode_t recheck_loop_devices(struct e2trim *t)
 {
 	struct stat st = { 0 };
 
 	if (!t->file_known)
 		return 0;
+	t->loops_checked_ns = now_ns();
 	st.st_dev = t->file_dev;
 	st.st_ino = t->file_ino;
 	return each_loop(t, &st, loop_is_held);
 }
 
-/* Between batches: again once RECHECK_NS have passed since the last look. */
-#define RECHECK_NS 100000000LL
-
 errcode_t recheck_loop_devices_now_and_then(struct e2trim *t)
 {
-	struct timespec now;
-	long long ns;
-
-	if (!t->file_known)
+	if (!t->file_known || now_ns() - t->loops_checked_ns < RECHECK_NS)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-	if (ns - t->loops_checked_ns < RECHECK_NS)
-		return 0;
-	t->loops_checked_ns = ns;
 	return recheck_loop_devices(t);
 }
 

@@ -46,8 +46,11 @@ static errcode_t check_conn(struct e2trim *t)
 	struct nbd_conn *c = t->nbd;
 
 	t->size_bytes = c->size_bytes;
-	/* a dry run's own server is read-only: it trims nothing anyway */
-	if (!t->opt.dryrun && !c->can_trim)
+	/*
+	 * a dry run's own server is read-only: it trims nothing anyway; a
+	 * trim's is read-only until open_nbd_writable()
+	 */
+	if (!t->opt.dryrun && !t->nbd_reopen && !c->can_trim)
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }
@@ -87,10 +90,54 @@ errcode_t open_image_format(struct e2trim *t)
 	/* from here on the file is qemu-nbd's; ours only tells its size */
 	t->image_fd = t->fd;
 	t->fd = -1;
-	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, t->opt.dryrun, why,
-				 sizeof(why));
+	/*
+	 * Read-only until every gate and the verification have passed:
+	 * qemu opening a qcow2 for writing changes the file by itself (a
+	 * persistent dirty bitmap's directory is rewritten, the file grows),
+	 * and a refusal must leave the image as it was.
+	 */
+	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, 1, why, sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	t->nbd_reopen = !t->opt.dryrun;
+	return check_conn(t);
+}
+
+/* The superblock's 1 KiB as the connection reads it now. */
+static int read_super(struct e2trim *t, unsigned char *buf)
+{
+	return nbd_conn_pread(t->nbd, buf, 1024, t->offset_bytes + 1024);
+}
+
+errcode_t open_nbd_writable(struct e2trim *t)
+{
+	unsigned char before[1024], after[1024];
+	char why[512] = "";
+	enum nbd_open_fail rc;
+	int err;
+
+	if (!t->nbd || !t->nbd_reopen)
+		return 0;
+	err = read_super(t, before);
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
+				      "while reading the superblock again");
+	t->nbd_reopen = 0;
+	rc = nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
+				   why, sizeof(why));
+	if (rc)
+		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	/*
+	 * Between the two servers nobody held qemu's lock: a VM that
+	 * mounted the filesystem meanwhile left its mark in the superblock.
+	 */
+	err = read_super(t, after);
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
+				      "while reading the superblock again");
+	if (memcmp(before, after, sizeof(before)))
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its superblock "
+				"changed while e2trim reopened it for writing");
 	return check_conn(t);
 }
 
