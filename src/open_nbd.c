@@ -67,14 +67,40 @@ errcode_t open_nbd_uri(struct e2trim *t)
 	return check_conn(t);
 }
 
+/* No --format: the magic decides only when the file is not raw too. */
+static errcode_t choose_format(struct e2trim *t, const char **fmt)
+{
+	switch (image_format_choose(t->fd, t->size_bytes, fmt)) {
+	case IMAGE_AMBIGUOUS:
+		return lib_fail(t, E2TRIM_ERR_USAGE, "its first bytes say %s, "
+				"but it also reads as a raw disk or ext "
+				"filesystem (a guest can write those bytes); "
+				"say which with --format raw or --format %s",
+				*fmt, *fmt);
+	case IMAGE_RAW_MAGIC:
+		lib_warn(t, "its first bytes say %s, but no valid %s header "
+			 "follows and it reads as a raw disk or ext "
+			 "filesystem: trimmed as raw (--format %s to say "
+			 "otherwise)", *fmt, *fmt, *fmt);
+		*fmt = NULL;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
 	char why[512] = "";
 	enum nbd_open_fail rc;
+	errcode_t err;
 
-	if (!fmt && !t->is_blkdev)
-		fmt = image_format_probe(t->fd);
+	if (!fmt && !t->is_blkdev) {
+		err = choose_format(t, &fmt);
+		if (err)
+			return err;
+	}
 	if (!fmt || !strcmp(fmt, "raw"))
 		return 0;
 	if (t->is_blkdev)

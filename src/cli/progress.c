@@ -29,6 +29,7 @@ static struct {
 	long long last_draw;
 	int drawn;			/* a line is on the terminal */
 	unsigned int delay_ms;		/* tests: E2TRIM_PROGRESS_DELAY_MS */
+	const char *pause;		/* tests: E2TRIM_TEST_PAUSE */
 } prog;
 
 static long long now_ns(void)
@@ -93,12 +94,43 @@ static void draw(uint64_t done, uint64_t total, long long now)
 	prog.last_draw = now;
 }
 
+/*
+ * Tests only: stop where the run has verified everything and no discard
+ * has gone out yet (the trim stage's first report), and say so: write a
+ * line into the FIFO E2TRIM_TEST_PAUSE.ready, then wait until the FIFO
+ * .go is written and closed.  A handshake, not a sleep: the test does
+ * what it wants (attach a loop device, start a VM) and then lets go.
+ */
+static void pause_here(void)
+{
+	char path[4096], buf[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.ready", prog.pause);
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fputs("paused before the first discard\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s.go", prog.pause);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f))
+		;
+	fclose(f);
+}
+
 static void on_progress(void *priv, enum e2trim_stage stage,
 			uint64_t done_bytes, uint64_t total_bytes)
 {
 	long long now;
 
 	(void)priv;
+	if (prog.pause && stage != E2TRIM_STAGE_VERIFY && done_bytes == 0) {
+		pause_here();
+		prog.pause = NULL;
+	}
 	if (prog.delay_ms)
 		usleep(prog.delay_ms * 1000u);
 	now = now_ns();
@@ -129,5 +161,6 @@ void progress_start(const struct e2trim_control *ctl, struct e2trim *t)
 	prog.device = ctl->device;
 	/* tests only: slow each report down to see the line move */
 	prog.delay_ms = delay ? (unsigned int)strtoul(delay, NULL, 10) : 0;
+	prog.pause = getenv("E2TRIM_TEST_PAUSE");
 	e2trim_set_progress(t, on_progress, NULL);
 }
