@@ -374,3 +374,41 @@ hook_trimmed() {
 	assert_grep "$2: .* trimmed" "$LOG" "$1: e2trim -v's report"
 	e2fsck -fn "$2" >/dev/null 2>&1 || fail "$1: e2fsck -fn after"
 }
+
+# pause_e2trim ARGS...: e2trim --progress ARGS in the background, paused
+# by its test hook (E2TRIM_TEST_PAUSE) where every check has passed and
+# no discard has gone out; returns once it is there (a FIFO handshake,
+# no sleep).  resume_e2trim lets it go on and sets RC, OUT, ERR.
+pause_e2trim() {
+	local line
+	PAUSE=$T/pause
+	rm -f "$PAUSE".*
+	mkfifo "$PAUSE.ready" "$PAUSE.go" || fail "mkfifo"
+	# read-write: neither side's open blocks, and a run that ends
+	# before the hook still says so
+	exec 8<>"$PAUSE.ready"
+	(
+		RC=0
+		# shellcheck disable=SC2086
+		E2TRIM_TEST_PAUSE=$PAUSE ${E2TRIM_WRAP:-} "$E2TRIM" --progress "$@" \
+			>"$T/out" 2>"$T/err" || RC=$?
+		echo "$RC" >"$PAUSE.rc"
+		echo "exited" >"$PAUSE.ready"
+	) &
+	PAUSE_PID=$!
+	read -r line <&8
+	if [ "$line" != "paused before the first discard" ]; then
+		wait "$PAUSE_PID"
+		exec 8<&-
+		cat "$T/err" >&2
+		fail "e2trim $* ended (exit $(cat "$PAUSE.rc")) before its pause"
+	fi
+}
+resume_e2trim() {
+	echo go >"$PAUSE.go"
+	wait "$PAUSE_PID"
+	exec 8<&-
+	RC=$(cat "$PAUSE.rc")
+	# shellcheck disable=SC2034  # for the tests that source this file
+	OUT="$T/out"; ERR="$T/err"
+}
