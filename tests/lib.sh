@@ -326,6 +326,8 @@ LOOPS=()
 MOUNTS=()
 cleanup() {
 	local m l
+	# a test that failed while e2trim waited at its pause point
+	[ ! -s "${PAUSE:-/nonexistent}.pid" ] || kill -9 "$(cat "$PAUSE.pid")" 2>/dev/null
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
 	# loop_attach runs in $(...), so LOOPS misses those: find them by file
@@ -391,7 +393,9 @@ pause_e2trim() {
 		RC=0
 		# shellcheck disable=SC2086
 		E2TRIM_TEST_PAUSE=$PAUSE ${E2TRIM_WRAP:-} "$E2TRIM" --progress "$@" \
-			>"$T/out" 2>"$T/err" || RC=$?
+			>"$T/out" 2>"$T/err" &
+		echo "$!" >"$PAUSE.pid"
+		wait "$!" || RC=$?
 		echo "$RC" >"$PAUSE.rc"
 		echo "exited" >"$PAUSE.ready"
 	) &
@@ -400,6 +404,7 @@ pause_e2trim() {
 	if [ "$line" != "paused before the first discard" ]; then
 		wait "$PAUSE_PID"
 		exec 8<&-
+		rm -f "$PAUSE.pid"
 		cat "$T/err" >&2
 		fail "e2trim $* ended (exit $(cat "$PAUSE.rc")) before its pause"
 	fi
@@ -408,6 +413,7 @@ resume_e2trim() {
 	echo go >"$PAUSE.go"
 	wait "$PAUSE_PID"
 	exec 8<&-
+	rm -f "$PAUSE.pid"	# it has exited: the number is no longer its
 	RC=$(cat "$PAUSE.rc")
 	# shellcheck disable=SC2034  # for the tests that source this file
 	OUT="$T/out"; ERR="$T/err"

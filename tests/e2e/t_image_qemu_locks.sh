@@ -67,8 +67,13 @@ fi
 # the image for writing (qemu-nbd, qemu-io)
 pause_e2trim -v "$img"
 rc=0
-qemu-nbd -f raw -k "$T/late.sock" "$img" 2>"$T/late.err" || rc=$?
-[ "$rc" != 0 ] || fail "qemu-nbd opened the image e2trim is trimming"
+# --fork: returns once the image is open (0) or could not be (1)
+qemu-nbd --fork --pid-file="$T/late.pid" -f raw -k "$T/late.sock" "$img" \
+	2>"$T/late.err" || rc=$?
+if [ "$rc" = 0 ]; then
+	kill "$(cat "$T/late.pid")"
+	fail "qemu-nbd opened the image e2trim is trimming"
+fi
 assert_grep 'Failed to get "write" lock' "$T/late.err" "qemu-nbd's lock error"
 rc=0
 qemu-io -f raw -c "write -P 0x77 0 4096" "$img" >/dev/null 2>"$T/io.err" || rc=$?
