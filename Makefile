@@ -245,6 +245,12 @@ $(FB)/fuzz_open_plan: tests/fuzz/fuzz_open_plan.c $(FUZZ_OBJS) | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
 
+# the format choice alone (image_format.c): no corpus needed, 60 s finds
+# its way through the magics and the tables
+$(FB)/fuzz_image_format: tests/fuzz/fuzz_image_format.c $(FUZZ_OBJS) | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
+
 $(FB):
 	mkdir -p $@
 

@@ -322,8 +322,12 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 			err = open_device(t);
 		if (!err)
 			err = open_image_format(t);
-		/* a raw image: qemu's locks, as qemu-nbd takes a VM image's */
-		if (!err && !t->is_blkdev && !t->nbd)
+		/*
+		 * a raw image or a block device: qemu's locks (a VM's disk can
+		 * be either; O_EXCL does not see qemu), as qemu-nbd takes a VM
+		 * image's
+		 */
+		if (!err && !t->nbd)
 			err = hold_image_locks(t);
 	}
 	t->opt.format = NULL;	/* the caller's string: used only here */

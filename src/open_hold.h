@@ -25,7 +25,7 @@ errcode_t recheck_loop_devices(struct e2trim *t);
 errcode_t recheck_loop_devices_now_and_then(struct e2trim *t);
 
 /*
- * A raw image file (t->fd): take qemu's image locks for the run (not in
+ * A raw image file or a block device (t->fd): take qemu's image locks for the run (not in
  * a dry run), and refuse (26, naming the holder) if another program
  * holds any of them.
  */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A raw image held by qemu (qemu-nbd -f raw, read-write, as a running VM
 # would hold it) is refused with 26, the message naming the holder, and
-# the image is unchanged; qemu-storage-daemon the same.  While e2trim
+# the image is unchanged; qemu-storage-daemon the same, and a block
+# device (a loop device) that qemu-nbd holds.  While e2trim
 # trims a raw image it holds qemu's image locks: a qemu-nbd or qemu-io
 # that wants to write the image fails with qemu's lock error.  No root.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
@@ -61,6 +62,22 @@ if command -v qemu-storage-daemon >/dev/null; then
 	kill "$(cat "$T/qsd.pid")"; wait "${PIDS[-1]}" 2>/dev/null
 	assert_eq "$(sha256sum <"$img")" "$sum" "the image after qemu-storage-daemon"
 	note "qemu-storage-daemon holding it: 26"
+fi
+
+# a block device that a VM uses as its disk: the same locks, on the
+# device node (O_EXCL does not see qemu)
+if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
+	loop=$(loop_attach "$img")
+	qemu-nbd --fork --pid-file="$T/dev.pid" -f raw -k "$T/dev.sock" "$loop" ||
+		fail "qemu-nbd on $loop"
+	pid=$(cat "$T/dev.pid")
+	run_e2trim -v "$loop"
+	kill "$pid"
+	assert_rc 26 "a block device that qemu-nbd holds"
+	assert_grep "held by qemu-nbd, pid $pid" "$ERR" "26 names the holder (device)"
+	losetup -d "$loop"
+	assert_eq "$(sha256sum <"$img")" "$sum" "the image behind the held device"
+	note "a block device qemu-nbd holds: 26"
 fi
 
 # while e2trim runs (paused before its first discard), qemu cannot open
