@@ -164,7 +164,10 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	if (memcmp(before, after, sizeof(before)))
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its superblock "
 				"changed while e2trim reopened it for writing");
-	return check_conn(t);
+	/* not check_conn(): t->size_bytes may be a partition's by now */
+	if (!t->nbd->can_trim)
+		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
+	return 0;
 }
 
 /*
