@@ -21,7 +21,8 @@ mkdir -p "$T/mnt"
 mount "$loop" "$T/mnt" || fail "mount $loop"
 MOUNTS+=("$T/mnt")
 head -c 24M /dev/urandom >"$T/late.src"
-cp "$T/late.src" "$T/mnt/late" && sync || fail "writing through the mount"
+cp "$T/late.src" "$T/mnt/late" || fail "writing through the mount"
+sync
 want=$(sha256sum <"$T/late.src")
 alloc=$(alloc_bytes "$img")
 resume_e2trim

@@ -36,6 +36,7 @@ qcow2_header_over() {
 as_user() {
 	[ "${#U[@]}" = 0 ] || chown -R 65534:65534 "$u"
 	RC=0
+	# shellcheck disable=SC2086  # E2TRIM_WRAP is a command line
 	"${U[@]}" ${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" || RC=$?
 	OUT="$T/out"; ERR="$T/err"
 }

@@ -20,7 +20,7 @@ trap stop_servers EXIT
 # wait_file F: until the server has written its pid file / made its socket
 wait_file() {
 	local i
-	for i in $(seq 100); do [ -e "$1" ] && [ -s "$1" -o -S "$1" ] && return 0; sleep 0.1; done
+	for i in $(seq 100); do { [ -s "$1" ] || [ -S "$1" ]; } && return 0; sleep 0.1; done
 	fail "no server: $1"
 }
 
