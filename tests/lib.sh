@@ -380,7 +380,8 @@ hook_trimmed() {
 # pause_e2trim ARGS...: e2trim --progress ARGS in the background, paused
 # by its test hook (E2TRIM_TEST_PAUSE) where every check has passed and
 # no discard has gone out; returns once it is there (a FIFO handshake,
-# no sleep).  resume_e2trim lets it go on and sets RC, OUT, ERR.
+# no sleep); with E2TRIM_TEST_PAUSE_AT=mid exported, between two
+# discards instead.  resume_e2trim lets it go on and sets RC, OUT, ERR.
 pause_e2trim() {
 	local line
 	PAUSE=$T/pause
@@ -401,7 +402,7 @@ pause_e2trim() {
 	) &
 	PAUSE_PID=$!
 	read -r line <&8
-	if [ "$line" != "paused before the first discard" ]; then
+	if [ "${line#paused }" = "$line" ]; then
 		wait "$PAUSE_PID"
 		exec 8<&-
 		rm -f "$PAUSE.pid"

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@ static struct {
 	int drawn;			/* a line is on the terminal */
 	unsigned int delay_ms;		/* tests: E2TRIM_PROGRESS_DELAY_MS */
 	const char *pause;		/* tests: E2TRIM_TEST_PAUSE */
+	int pause_mid;			/* ... E2TRIM_TEST_PAUSE_AT=mid */
 } prog;
 
 static long long now_ns(void)
@@ -100,6 +102,8 @@ static void draw(uint64_t done, uint64_t total, long long now)
  * line into the FIFO E2TRIM_TEST_PAUSE.ready, then wait until the FIFO
  * .go is written and closed.  A handshake, not a sleep: the test does
  * what it wants (attach a loop device, start a VM) and then lets go.
+ * With E2TRIM_TEST_PAUSE_AT=mid: at the first report of the trim stage
+ * that is neither its start nor its end, some discards done.
  */
 static void pause_here(void)
 {
@@ -110,7 +114,8 @@ static void pause_here(void)
 	f = fopen(path, "we");
 	if (!f)
 		return;
-	fputs("paused before the first discard\n", f);
+	fputs(prog.pause_mid ? "paused between discards\n" :
+	      "paused before the first discard\n", f);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s.go", prog.pause);
 	f = fopen(path, "re");
@@ -127,7 +132,9 @@ static void on_progress(void *priv, enum e2trim_stage stage,
 	long long now;
 
 	(void)priv;
-	if (prog.pause && stage != E2TRIM_STAGE_VERIFY && done_bytes == 0) {
+	if (prog.pause && stage != E2TRIM_STAGE_VERIFY &&
+	    (prog.pause_mid ? done_bytes > 0 && done_bytes < total_bytes :
+			      done_bytes == 0)) {
 		pause_here();
 		prog.pause = NULL;
 	}
@@ -162,5 +169,7 @@ void progress_start(const struct e2trim_control *ctl, struct e2trim *t)
 	/* tests only: slow each report down to see the line move */
 	prog.delay_ms = delay ? (unsigned int)strtoul(delay, NULL, 10) : 0;
 	prog.pause = getenv("E2TRIM_TEST_PAUSE");
+	prog.pause_mid = prog.pause && getenv("E2TRIM_TEST_PAUSE_AT") &&
+			 !strcmp(getenv("E2TRIM_TEST_PAUSE_AT"), "mid");
 	e2trim_set_progress(t, on_progress, NULL);
 }

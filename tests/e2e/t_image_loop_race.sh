@@ -4,7 +4,8 @@
 # first discard and stops with 10; the file written through the mount
 # survives (its bytes via debugfs dump), the filesystem is clean, and
 # nothing was punched.  The run is paused at that point by its test hook
-# (a FIFO handshake), not by timing.  Needs root (losetup, mount).
+# (a FIFO handshake), not by timing; then again between two discards.
+# Needs root (losetup, mount).
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -44,6 +45,35 @@ resume_e2trim
 assert_rc 10 "a loop device attached (not mounted) during the run"
 losetup -d "$loop"
 assert_eq "$(alloc_bytes "$img")" "$alloc" "bytes allocated to the image (unmounted case)"
+
+# attached and mounted between two discards: the look between batches
+# (once 100 ms have passed since the last) stops the run
+mkfs "$T/mid.img" 128M -t ext4
+age "$T/mid.img" 5
+alloc=$(alloc_bytes "$T/mid.img")
+export E2TRIM_TEST_PAUSE_AT=mid
+pause_e2trim -v "$T/mid.img"
+unset E2TRIM_TEST_PAUSE_AT
+[ "$(alloc_bytes "$T/mid.img")" -lt "$alloc" ] || fail "nothing discarded before the pause"
+loop=$(loop_attach "$T/mid.img")
+mount "$loop" "$T/mnt" || fail "mount $loop (mid)"
+MOUNTS+=("$T/mnt")
+cp "$T/late.src" "$T/mnt/late" || fail "writing through the mount (mid)"
+sync
+# not a race: a lower bound on elapsed time, so that the next look is due
+sleep 0.2
+alloc=$(alloc_bytes "$T/mid.img")
+resume_e2trim
+assert_rc 10 "a loop device attached between discards"
+assert_grep "attached to $loop since e2trim opened it; nothing more was discarded" "$ERR" "10's message (mid)"
+assert_eq "$(alloc_bytes "$T/mid.img")" "$alloc" "bytes allocated after the stop (nothing more punched)"
+umount "$T/mnt" || fail "umount (mid)"
+MOUNTS=()
+losetup -d "$loop"
+e2fsck -fn "$T/mid.img" >/dev/null 2>&1 || fail "e2fsck after (mid)"
+debugfs -R "dump /late $T/late.out" "$T/mid.img" >/dev/null 2>&1 || fail "debugfs dump (mid)"
+assert_eq "$(sha256sum <"$T/late.out")" "$want" "the file written between discards"
+note "a loop device attached between discards: 10, its file intact"
 
 # nothing attached: the same run trims
 pause_e2trim -v "$img"
