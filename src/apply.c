@@ -368,15 +368,18 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	errcode_t err, ret = 0;
 
 	err = e2trim_verify(t);
-	/* a VM image was read read-only so far: a refusal changed nothing */
-	if (!err && !t->opt.dryrun)
-		err = open_nbd_writable(t);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
 		err = open_target(t, &tg);
 	if (err)
 		return err;
-	err = start_progress(t, &tg, &ap);
+	/*
+	 * A VM image was read read-only so far, so that no refusal, the
+	 * target's (--zero-fill, --secure) included, changed it.
+	 */
+	err = tg.dryrun ? 0 : open_nbd_writable(t);
+	if (!err)
+		err = start_progress(t, &tg, &ap);
 	/*
 	 * Verification took a while: a loop device attached meanwhile (and
 	 * mounted through it) would write into what is about to be freed.

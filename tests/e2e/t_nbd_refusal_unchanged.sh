@@ -3,7 +3,8 @@
 # persistent dirty bitmap (qemu rewrites the bitmap directory and grows
 # the file when it opens one for writing), refused for an unclean
 # filesystem (13), orphans (15), a bitmap that marks used blocks free
-# (19), no ext filesystem (11), and a dry run; each image's sha256 is
+# (19), no ext filesystem (11), --zero-fill (3) and --secure (2), which
+# only the target refuses, and a dry run; each image's sha256 is
 # unchanged, bitmaps included.  Then a trim of the clean one works (qemu
 # reopened read-write after the gates) and keeps its bitmap.  No root.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
@@ -15,10 +16,12 @@ qcow2() {
 	qemu-img convert -O qcow2 "$1" "$T/$2.qcow2" || fail "convert $2"
 	qemu-img bitmap --add "$T/$2.qcow2" dirty0 || fail "bitmap --add $2"
 }
-refused() {	# NAME RC what
-	local sum
-	sum=$(sha256sum <"$T/$1.qcow2")
-	run_e2trim -v "$T/$1.qcow2"
+refused() {	# NAME RC what [options]
+	local sum name=$1 rc=$2 what=$3
+	shift 3
+	sum=$(sha256sum <"$T/$name.qcow2")
+	run_e2trim -v "$@" "$T/$name.qcow2"
+	set -- "$name" "$rc" "$what"
 	assert_rc "$2" "$3"
 	assert_eq "$(sha256sum <"$T/$1.qcow2")" "$sum" "$3: the image after the refusal"
 	qemu-img check -q "$T/$1.qcow2" || fail "$3: qemu-img check"
@@ -50,11 +53,15 @@ truncate -s 64M "$T/zero.raw"
 qcow2 "$T/zero.raw" zero
 refused zero 11 "no filesystem"
 
+# refused by the target, after every gate passed
+refused clean 3 "--zero-fill of a VM image" --zero-fill
+refused clean 2 "--secure of a VM image" --secure
+
 sum=$(sha256sum <"$T/clean.qcow2")
 run_e2trim -n -v "$T/clean.qcow2"
 assert_rc 0 "dry run"
 assert_eq "$(sha256sum <"$T/clean.qcow2")" "$sum" "the image after a dry run"
-note "13, 15, 19, 11 and a dry run: every qcow2 with a bitmap unchanged"
+note "13, 15, 19, 11, --zero-fill (3), --secure (2) and a dry run: every qcow2 with a bitmap unchanged"
 
 # the trim itself: reopened read-write after the gates, the bitmap kept
 run_e2trim -v "$T/clean.qcow2"
