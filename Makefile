@@ -97,7 +97,8 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/journal_inode.
 	    src/target_zero.c src/target_zero_read.c \
 	    src/apply.c src/errors.c \
 	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
-	    src/image_format.c src/target_nbd.c
+	    src/image_format.c src/target_nbd.c \
+	    src/image_lock.c src/open_hold.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
@@ -115,7 +116,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
-	      test_check_desc
+	      test_check_desc test_image_format
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition mutate \
@@ -259,6 +260,12 @@ $(FB)/fuzz_partition: tests/fuzz/fuzz_partition.c $(FUZZ_OBJS) | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
 
+# the format choice alone (image_format.c): no corpus needed, 60 s finds
+# its way through the magics and the tables
+$(FB)/fuzz_image_format: tests/fuzz/fuzz_image_format.c $(FUZZ_OBJS) | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(PKG_LIBS) -lpthread
+
 $(FB):
 	mkdir -p $@
 
@@ -270,6 +277,13 @@ fuzz: deps
 		bash tests/fuzz/run.sh $(FB)/$$f $(FUZZ_SECONDS); done
 	@echo "== fuzz_partition"
 	@$(MAKE) --no-print-directory fuzz-partition
+	@echo "== fuzz_image_format"
+	@$(MAKE) --no-print-directory $(FB)/fuzz_image_format
+	@mkdir -p $(FB)/image_format && $(FB)/fuzz_image_format \
+		$(FB)/image_format -max_total_time=$(FUZZ_SECONDS) \
+		-print_final_stats=1 2>$(FB)/image_format.log || \
+		{ tail -30 $(FB)/image_format.log; exit 1; }
+	@grep -E '^stat::number_of_executed_units' $(FB)/image_format.log
 
 # the partition readers (MBR with EBR chains, GPT) over a sparse disk
 fuzz-partition: deps

@@ -17,6 +17,7 @@
 #include "e2trim_int.h"
 #include "nbd_io.h"
 #include "open.h"
+#include "open_hold.h"
 #include "open_nbd.h"
 #include "target.h"
 #include "verify.h"
@@ -128,6 +129,7 @@ struct walk {
 	struct target *target;		/* NULL: plan only */
 	e2trim_extent_fn fn;
 	void *priv;
+	errcode_t refused;		/* a look between batches refused */
 };
 
 /*
@@ -158,6 +160,12 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 		return 1;
 	if (w->fn && w->target && list_aligned(w, start_bytes, len_bytes))
 		return 1;
+	/* a loop device attached since open: stop before the next discard */
+	if (w->target && !w->target->dryrun) {
+		w->refused = recheck_loop_devices_now_and_then(w->t);
+		if (w->refused)
+			return 1;
+	}
 	if (w->target) {
 		rc = target_trim(w->target, start_bytes, len_bytes);
 		r->requests = w->target->stats.requests;
@@ -203,7 +211,7 @@ static errcode_t run_plan(struct e2trim *t, struct walk *w)
 
 errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
-	struct walk w = { t, NULL, fn, priv };
+	struct walk w = { t, NULL, fn, priv, 0 };
 	errcode_t err;
 
 	err = e2trim_verify(t);
@@ -366,7 +374,7 @@ static errcode_t start_progress(struct e2trim *t, struct target *tg,
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
 	struct target tg;
-	struct walk w = { t, &tg, fn, priv };
+	struct walk w = { t, &tg, fn, priv, 0 };
 	struct apply_progress ap;
 	errcode_t err, ret = 0;
 
@@ -382,7 +390,19 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 		take_after(t);
 		return 0;
 	}
-	err = start_progress(t, &tg, &ap);
+	/*
+	 * A VM image was read read-only so far, so that no refusal, the
+	 * target's (--zero-fill, --secure) included, changed it.
+	 */
+	err = tg.dryrun ? 0 : open_nbd_writable(t);
+	if (!err)
+		err = start_progress(t, &tg, &ap);
+	/*
+	 * Verification took a while: a loop device attached meanwhile (and
+	 * mounted through it) would write into what is about to be freed.
+	 */
+	if (!err && !tg.dryrun)
+		err = recheck_loop_devices(t);
 	if (err) {
 		target_close(&tg);
 		return err;
@@ -393,7 +413,9 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	take_target_stats(&t->res, &tg);
 	if (!err && !tg.error && t->progress)
 		lib_progress(t, ap.stage, ap.total, ap.total);
-	if (err == (errcode_t)-1 || tg.error)
+	if (w.refused)
+		ret = w.refused;
+	else if (err == (errcode_t)-1 || tg.error)
 		ret = stopped(t, &tg);
 	else if (err)
 		ret = lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);

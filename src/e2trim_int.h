@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <time.h>
+#include <sys/types.h>
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim.h"
@@ -43,6 +44,12 @@ struct e2trim {
 	uint64_t cluster_bytes;		/* the image's, 0: unknown */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
 	int nloops;
+	dev_t file_dev;			/* the image file, as at open: for */
+	ino_t file_ino;			/* the loop devices' second look */
+	unsigned int file_known : 1,
+		     nbd_reopen : 1;	/* a VM image opened read-only, to be
+					   reopened for writing to trim */
+	long long loops_checked_ns;	/* when they were last looked for */
 	struct plan_geometry geo;
 	struct plan_range range;	/* validated by e2trim_set_range() */
 	unsigned int checked : 1,	/* e2trim_check() passed */

@@ -10,6 +10,22 @@
 /* qemu's name for the format of the image on @fd, or NULL: raw. */
 const char *image_format_probe(int fd);
 
+enum image_choice {
+	IMAGE_RAW,		/* no VM magic: raw */
+	IMAGE_VM,		/* a VM magic, and no raw reading: *format */
+	IMAGE_RAW_MAGIC,	/* reads as raw; the magic's header is not
+				   one qemu would open: raw */
+	IMAGE_AMBIGUOUS,	/* both readings hold: --format must say */
+};
+
+/*
+ * How to open the @size-byte image file on @fd when no --format is
+ * given: *@format gets the magic's format (or NULL).  Bytes a guest can
+ * write never choose a VM format alone (see image_format.c).
+ */
+enum image_choice image_format_choose(int fd, uint64_t size,
+				      const char **format);
+
 /*
  * The image's cluster size in bytes (the unit it frees space in), or 0
  * when it cannot be told.

@@ -244,6 +244,45 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	return rc;
 }
 
+/*
+ * The server e2trim started, again with @read_only: the old one stops
+ * first (qemu-nbd holds the image lock, a second could not start beside
+ * it), then the new connection takes the old one's place, so that
+ * everything holding @c (libext2fs's channel, readahead) goes on.
+ */
+enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
+					 const char *path, const char *format,
+					 int read_only, char *why, size_t len)
+{
+	struct nbd_conn *n;
+	enum nbd_open_fail rc;
+
+	/* what was asked ahead lands in its buffers first */
+	while (nbd_aio_in_flight(c->h) > 0)
+		if (nbd_poll(c->h, -1) == -1)
+			break;
+	if (nbd_aio_is_ready(c->h) == 1)
+		nbd_shutdown(c->h, 0);
+	/* waits for the server to exit: its lock is gone after */
+	nbd_close(c->h);
+	c->h = NULL;
+	c->can_trim = 0;
+	rc = nbd_conn_open_image(&n, path, format, read_only, why, len);
+	if (rc)
+		return rc;
+	c->h = n->h;
+	n->h = NULL;
+	c->size_bytes = n->size_bytes;
+	c->min_block = n->min_block;
+	c->pref_block = n->pref_block;
+	c->max_block = n->max_block;
+	c->can_trim = n->can_trim;
+	c->has_status = n->has_status;
+	c->has_depth = n->has_depth;
+	nbd_conn_close(n);
+	return NBD_OPEN_OK;
+}
+
 /* Reads of whole, aligned blocks of at most max_block bytes. */
 static int pread_aligned(struct nbd_conn *c, unsigned char *p, size_t len,
 			 uint64_t off)

@@ -60,6 +60,15 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 				       int read_only, char *why, size_t len);
 
 /*
+ * Stop the server nbd_conn_open_image() started for @c and start it
+ * again on the same image, @read_only or not; @c stays valid (on
+ * failure its handle is NULL: close it).
+ */
+enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
+					 const char *path, const char *format,
+					 int read_only, char *why, size_t len);
+
+/*
  * Start the server @argv (NULL-terminated) through socket activation and
  * connect; it exits when the connection closes.
  */

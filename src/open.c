@@ -8,7 +8,6 @@
  * libext2fs opens the filesystem read-only; only MMP, on filesystems that
  * have it, makes e2trim write the MMP block, exactly as e2fsck does.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,9 +25,9 @@
 #include "gates_super.h"
 #include "nbd_io.h"
 #include "open.h"
+#include "open_hold.h"
 #include "open_nbd.h"
 #include "partition.h"
-#include "sysfs.h"
 
 /*
  * libext2fs reads the mount table with getmntent(), whose one buffer all
@@ -55,51 +54,6 @@ static errcode_t check_not_mounted(struct e2trim *t)
 	if (flags & EXT2_MF_BUSY)
 		return lib_fail(t, E2TRIM_ERR_BUSY, "busy");
 	return 0;
-}
-
-/*
- * An image attached to a loop device can be mounted through it at any
- * moment.  Claim every such loop device with O_EXCL for the whole run: if
- * one is already claimed (mounted, or held by another tool), refuse.
- */
-static errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
-{
-	char path[PATH_MAX], backing[PATH_MAX];
-	struct dirent *de;
-	struct stat bst;
-	DIR *dir;
-	errcode_t ret = 0;
-
-	dir = opendir("/sys/block");
-	if (!dir)
-		return 0;
-	while (!ret && (de = readdir(dir))) {
-		if (strncmp(de->d_name, "loop", 4))
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
-			 de->d_name);
-		if (sysfs_read_line(path, backing, sizeof(backing)) ||
-		    stat(backing, &bst) || bst.st_dev != st->st_dev ||
-		    bst.st_ino != st->st_ino)
-			continue;
-
-		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		if (t->nloops == MAX_LOOP_HOLDS) {
-			ret = lib_fail(t, E2TRIM_ERR_TOO_MANY_LOOPS,
-				       "attached to too many loop devices");
-			break;
-		}
-		t->loop_fds[t->nloops] = open(path, O_RDONLY | O_EXCL |
-					      O_CLOEXEC);
-		if (t->loop_fds[t->nloops] < 0) {
-			ret = lib_fail(t, E2TRIM_ERR_LOOP_BUSY,
-				       "attached to %s, which is in use", path);
-			break;
-		}
-		t->nloops++;
-	}
-	closedir(dir);
-	return ret;
 }
 
 static errcode_t open_device(struct e2trim *t)
@@ -401,6 +355,13 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 			err = open_device(t);
 		if (!err)
 			err = open_image_format(t);
+		/*
+		 * a raw image or a block device: qemu's locks (a VM's disk can
+		 * be either; O_EXCL does not see qemu), as qemu-nbd takes a VM
+		 * image's
+		 */
+		if (!err && !t->nbd)
+			err = hold_image_locks(t);
 	}
 	t->opt.format = NULL;	/* the caller's string: used only here */
 	if (!err && (t->opt.partition || t->opt.offset_bytes))

@@ -45,8 +45,11 @@ static errcode_t check_conn(struct e2trim *t)
 	struct nbd_conn *c = t->nbd;
 
 	t->size_bytes = c->size_bytes;
-	/* a dry run's own server is read-only: it trims nothing anyway */
-	if (!t->opt.dryrun && !c->can_trim)
+	/*
+	 * a dry run's own server is read-only: it trims nothing anyway; a
+	 * trim's is read-only until open_nbd_writable()
+	 */
+	if (!t->opt.dryrun && !t->nbd_reopen && !c->can_trim)
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }
@@ -105,6 +108,28 @@ uint64_t open_nbd_allocated(const struct e2trim *t)
 	return n;
 }
 
+/* No --format: the magic decides only when the file is not raw too. */
+static errcode_t choose_format(struct e2trim *t, const char **fmt)
+{
+	switch (image_format_choose(t->fd, t->size_bytes, fmt)) {
+	case IMAGE_AMBIGUOUS:
+		return lib_fail(t, E2TRIM_ERR_USAGE, "its first bytes say %s, "
+				"but it also reads as a raw disk or ext "
+				"filesystem (a guest can write those bytes); "
+				"say which with --format raw or --format %s",
+				*fmt, *fmt);
+	case IMAGE_RAW_MAGIC:
+		lib_warn(t, "its first bytes say %s, but no valid %s header "
+			 "follows and it reads as a raw disk or ext "
+			 "filesystem: trimmed as raw (--format %s to say "
+			 "otherwise)", *fmt, *fmt, *fmt);
+		*fmt = NULL;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
@@ -113,8 +138,11 @@ errcode_t open_image_format(struct e2trim *t)
 	enum nbd_open_fail rc;
 	errcode_t err;
 
-	if (!fmt && !t->is_blkdev)
-		fmt = image_format_probe(t->fd);
+	if (!fmt && !t->is_blkdev) {
+		err = choose_format(t, &fmt);
+		if (err)
+			return err;
+	}
 	err = image_facts(t, fmt, &q);
 	if (err)
 		return err;
@@ -133,8 +161,13 @@ errcode_t open_image_format(struct e2trim *t)
 	/* from here on the file is qemu-nbd's; ours only tells its size */
 	t->image_fd = t->fd;
 	t->fd = -1;
-	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, t->opt.dryrun, why,
-				 sizeof(why));
+	/*
+	 * Read-only until every gate and the verification have passed:
+	 * qemu opening a qcow2 for writing changes the file by itself (a
+	 * persistent dirty bitmap's directory is rewritten, the file grows),
+	 * and a refusal must leave the image as it was.
+	 */
+	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, 1, why, sizeof(why));
 	/* only the first bytes said it is a VM image: they may be a raw's */
 	if (rc == NBD_OPEN_FAILED && !t->opt.format)
 		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s; if it is a raw "
@@ -142,6 +175,7 @@ errcode_t open_image_format(struct e2trim *t)
 				"header, give --format raw", why, fmt);
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	t->nbd_reopen = !t->opt.dryrun;
 	t->nbd->drops_discard = q.version == 2 && q.backing;
 	hold_data_file(t, &q);
 	if (t->nbd->drops_discard && t->opt.mode != E2TRIM_ZERO_FILL)
@@ -150,6 +184,47 @@ errcode_t open_image_format(struct e2trim *t)
 			 "file; upgrade it with qemu-img amend -f qcow2 -o "
 			 "compat=1.1 and run e2trim again");
 	return check_conn(t);
+}
+
+/* The superblock's 1 KiB as the connection reads it now. */
+static int read_super(struct e2trim *t, unsigned char *buf)
+{
+	return nbd_conn_pread(t->nbd, buf, 1024, t->offset_bytes + 1024);
+}
+
+errcode_t open_nbd_writable(struct e2trim *t)
+{
+	unsigned char before[1024], after[1024];
+	char why[512] = "";
+	enum nbd_open_fail rc;
+	int err;
+
+	if (!t->nbd || !t->nbd_reopen)
+		return 0;
+	err = read_super(t, before);
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
+				      "while reading the superblock again");
+	t->nbd_reopen = 0;
+	rc = nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
+				   why, sizeof(why));
+	if (rc)
+		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	/*
+	 * Between the two servers nobody held qemu's lock: a VM that
+	 * mounted the filesystem meanwhile left its mark in the superblock.
+	 */
+	err = read_super(t, after);
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
+				      "while reading the superblock again");
+	if (memcmp(before, after, sizeof(before)))
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its superblock "
+				"changed while e2trim reopened it for writing");
+	/* not check_conn(): t->size_bytes may be a partition's by now */
+	if (!t->nbd->can_trim)
+		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
+	return 0;
 }
 
 /*

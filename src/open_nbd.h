@@ -29,6 +29,13 @@ int open_nbd_shadow(struct e2trim *t);
  */
 uint64_t open_nbd_allocated(const struct e2trim *t);
 
+/*
+ * A VM image is opened read-only: start its server again read-write
+ * once every gate and the verification have passed (e2trim_apply(), not
+ * in a dry run), and refuse if its superblock changed between.
+ */
+errcode_t open_nbd_writable(struct e2trim *t);
+
 void open_nbd_close(struct e2trim *t);
 
 #endif /* E2TRIM_OPEN_NBD_H */

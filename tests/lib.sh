@@ -326,6 +326,8 @@ LOOPS=()
 MOUNTS=()
 cleanup() {
 	local m l
+	# a test that failed while e2trim waited at its pause point
+	[ ! -s "${PAUSE:-/nonexistent}.pid" ] || kill -9 "$(cat "$PAUSE.pid")" 2>/dev/null
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
 	# loop_attach runs in $(...), so LOOPS misses those: find them by file
@@ -437,4 +439,48 @@ finish() {
 	local IFS=';'
 	[ ${#LEFT_OUT[@]} = 0 ] || skip "left out: ${LEFT_OUT[*]}"
 	exit 0
+}
+
+# pause_e2trim ARGS...: e2trim ARGS in the background, held by the pause
+# point at the trim's start (trimming@start: every gate and the
+# verification have passed, no discard has gone out); returns once it is
+# held there (the FIFO handshake above, no sleep).  With
+# E2TRIM_TEST_PAUSE_AT=mid set, held at its first report with bytes
+# trimmed instead.  resume_e2trim lets it go on and sets RC, OUT, ERR.
+pause_e2trim() {
+	local stage=trimming@start
+	[ "${E2TRIM_TEST_PAUSE_AT:-}" != mid ] || stage=trimming
+	pause_arm "$stage"
+	PAUSE=$T/pause
+	rm -f "$PAUSE.pid" "$PAUSE.rc"
+	(
+		RC=0
+		# shellcheck disable=SC2086
+		${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
+		echo "$!" >"$PAUSE.pid"
+		wait "$!" || RC=$?
+		echo "$RC" >"$PAUSE.rc"
+		# a run that ends before its pause says so through the FIFO
+		echo "exited" >&7
+	) &
+	PAUSE_PID=$!
+	# only that run is held: what the test runs meanwhile is not
+	unset E2TRIM_TEST_PAUSE
+	pause_wait
+	if [ "$PAUSED" = exited ]; then
+		wait "$PAUSE_PID"
+		pause_disarm
+		rm -f "$PAUSE.pid"
+		cat "$T/err" >&2
+		fail "e2trim $* ended (exit $(cat "$PAUSE.rc")) before its pause"
+	fi
+}
+resume_e2trim() {
+	pause_release 1
+	wait "$PAUSE_PID"
+	pause_disarm
+	rm -f "$PAUSE.pid"	# it has exited: the number is no longer its
+	RC=$(cat "$PAUSE.rc")
+	# shellcheck disable=SC2034  # for the tests that source this file
+	OUT="$T/out"; ERR="$T/err"
 }

@@ -6,7 +6,9 @@
  * trim has started and has not ended; sleeping and hoping is not enough
  * on a busy machine.  E2TRIM_TEST_PAUSE=<stage>:<fifo> (stage as the
  * progress line names it: verifying, trimming, zero-filling) holds each
- * target at its first progress report of that stage with bytes done:
+ * target at its first progress report of that stage with bytes done;
+ * <stage>@start holds it at the stage's first report instead, where every
+ * gate and the verification have passed and no request has gone out:
  *
  *   1. it writes "<stage> <device>\n" into <fifo>;
  *   2. it reads one byte from <fifo>.go, and goes on.
@@ -31,6 +33,7 @@
 
 /* per thread: a -j worker runs one target at a time, each stage from 0 */
 static __thread int armed_for_stage;
+static __thread const char *held_start_of;
 static unsigned int most_disk_jobs;
 
 /* "<stage>:<fifo>" split; 0 if the variable is unset or malformed */
@@ -91,15 +94,29 @@ static void hold(const char *fifo, const char *stage, const char *device)
 	close(fd);
 }
 
+#define AT_START "@start"
+
 void test_pause_at(const char *stage_name, const char *device,
 		   uint64_t done_bytes)
 {
-	const char *fifo;
-	size_t len;
+	const char *fifo, *spec = getenv("E2TRIM_TEST_PAUSE");
+	size_t len, n = strlen(stage_name);
+	int at_start;
 
-	if (!pause_spec(&fifo, &len) || strlen(stage_name) != len ||
-	    strncmp(stage_name, getenv("E2TRIM_TEST_PAUSE"), len))
+	if (!pause_spec(&fifo, &len) || len < n || strncmp(stage_name, spec, n))
 		return;
+	at_start = len == n + strlen(AT_START) &&
+		   !strncmp(spec + n, AT_START, strlen(AT_START));
+	if (len != n && !at_start)
+		return;
+	if (at_start) {
+		/* once per target: a later report may say 0 bytes again */
+		if (done_bytes == 0 && held_start_of != device) {
+			held_start_of = device;
+			hold(fifo, stage_name, device ? device : "-");
+		}
+		return;
+	}
 	if (done_bytes == 0) {
 		armed_for_stage = 1;
 		return;

@@ -18,7 +18,8 @@ int test_pause_armed(void);
 /*
  * A progress report of @stage_name for @device: with
  * E2TRIM_TEST_PAUSE=<stage>:<fifo>, the first report of that stage with
- * bytes done (per target) holds the thread until the test says go.
+ * bytes done (per target) holds the thread until the test says go; with
+ * <stage>@start:<fifo>, the stage's first report (nothing sent yet).
  */
 void test_pause_at(const char *stage_name, const char *device,
 		   uint64_t done_bytes);

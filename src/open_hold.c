@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * open_hold.c - what e2trim holds on an image file for the whole run,
+ *               and the look again before it discards
+ *
+ * An image file can be put to use behind e2trim's back in three ways: a
+ * loop device (losetup, mount -o loop), a VM or NBD server that opens it
+ * (qemu's image locks), and a plain program writing to it.  The first is
+ * held from open (every loop device over the file claimed O_EXCL) and
+ * looked for again before the first discard and between batches: a loop
+ * device attached later cannot be stopped, only seen.  The second is
+ * refused at open and then kept out by e2trim's own qemu locks
+ * (image_lock.c).  Nothing can see or stop the third.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2trim_int.h"
+#include "image_lock.h"
+#include "open_hold.h"
+#include "sysfs.h"
+
+/* Each loop device whose backing file is (@st's dev, ino): @fn(name). */
+static errcode_t each_loop(struct e2trim *t, const struct stat *st,
+			   errcode_t (*fn)(struct e2trim *t, const char *name))
+{
+	char path[PATH_MAX], backing[PATH_MAX];
+	struct dirent *de;
+	struct stat bst;
+	DIR *dir;
+	errcode_t ret = 0;
+
+	dir = opendir("/sys/block");
+	if (!dir)
+		return 0;
+	while (!ret && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+			 de->d_name);
+		if (sysfs_read_line(path, backing, sizeof(backing)) ||
+		    stat(backing, &bst) || bst.st_dev != st->st_dev ||
+		    bst.st_ino != st->st_ino)
+			continue;
+		ret = fn(t, de->d_name);
+	}
+	closedir(dir);
+	return ret;
+}
+
+/*
+ * An image attached to a loop device can be mounted through it at any
+ * moment.  Claim every such loop device with O_EXCL for the whole run: if
+ * one is already claimed (mounted, or held by another tool), refuse.
+ */
+static errcode_t hold_loop(struct e2trim *t, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	if (t->nloops == MAX_LOOP_HOLDS)
+		return lib_fail(t, E2TRIM_ERR_TOO_MANY_LOOPS,
+				"attached to too many loop devices");
+	t->loop_fds[t->nloops] = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (t->loop_fds[t->nloops] < 0)
+		return lib_fail(t, E2TRIM_ERR_LOOP_BUSY,
+				"attached to %s, which is in use", path);
+	t->nloops++;
+	return 0;
+}
+
+errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
+{
+	t->file_dev = st->st_dev;
+	t->file_ino = st->st_ino;
+	t->file_known = 1;
+	return each_loop(t, st, hold_loop);
+}
+
+/* A loop device over the file that is not one of those held at open. */
+static errcode_t loop_is_held(struct e2trim *t, const char *name)
+{
+	char path[PATH_MAX], num[32];
+	unsigned int maj, min;
+	struct stat st;
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	if (sysfs_read_line(path, num, sizeof(num)) ||
+	    sscanf(num, "%u:%u", &maj, &min) != 2)
+		return 0;
+	for (i = 0; i < t->nloops; i++)
+		if (!fstat(t->loop_fds[i], &st) &&
+		    st.st_rdev == makedev(maj, min))
+			return 0;
+	return lib_fail(t, E2TRIM_ERR_LOOP_BUSY, "attached to /dev/%s since "
+			"e2trim opened it; nothing more was discarded", name);
+}
+
+/* Now and then: again once RECHECK_NS have passed since the last look. */
+#define RECHECK_NS 100000000LL
+
+static long long now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+errcode_t recheck_loop_devices(struct e2trim *t)
+{
+	struct stat st = { 0 };
+
+	if (!t->file_known)
+		return 0;
+	t->loops_checked_ns = now_ns();
+	st.st_dev = t->file_dev;
+	st.st_ino = t->file_ino;
+	return each_loop(t, &st, loop_is_held);
+}
+
+errcode_t recheck_loop_devices_now_and_then(struct e2trim *t)
+{
+	if (!t->file_known || now_ns() - t->loops_checked_ns < RECHECK_NS)
+		return 0;
+	return recheck_loop_devices(t);
+}
+
+errcode_t hold_image_locks(struct e2trim *t)
+{
+	char name[64];
+	pid_t pid;
+	int rc;
+
+	/* a dry run writes nothing: it only looks */
+	if (!t->opt.dryrun) {
+		rc = image_lock_take(t->fd);
+		if (rc)
+			return lib_fail_cause(t, E2TRIM_ERR_OPEN, -rc,
+					      "cannot take qemu's image locks");
+	}
+	if (!image_lock_other(t->fd, &pid))
+		return 0;
+	pid = image_lock_holder(t->fd, pid, name, sizeof(name));
+	if (pid > 0)
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED,
+				"held by %s, pid %d", name, (int)pid);
+	return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED,
+			"held by a process e2trim cannot see");
+}

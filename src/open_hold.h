@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * open_hold.h - what e2trim holds on an image file for the run
+ *               (open_hold.c)
+ */
+#ifndef E2TRIM_OPEN_HOLD_H
+#define E2TRIM_OPEN_HOLD_H
+
+#include <sys/stat.h>
+
+#include "e2trim_int.h"
+
+/*
+ * Claim (O_EXCL) every loop device over the image file @st for the run,
+ * and remember the file; refuse (10) if one is in use.
+ */
+errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st);
+
+/*
+ * Is the image file behind a loop device that was not there at open?
+ * Then refuse (10).  The _now_and_then form looks only when 100 ms
+ * have passed since its last look (between batches of discards).
+ */
+errcode_t recheck_loop_devices(struct e2trim *t);
+errcode_t recheck_loop_devices_now_and_then(struct e2trim *t);
+
+/*
+ * A raw image file or a block device (t->fd): take qemu's image locks for the run (not in
+ * a dry run), and refuse (26, naming the holder) if another program
+ * holds any of them.
+ */
+errcode_t hold_image_locks(struct e2trim *t);
+
+#endif /* E2TRIM_OPEN_HOLD_H */
