@@ -5,7 +5,7 @@ each mutant judged by the one rule: every file `e2fsck -fy` keeps when it
 repairs a copy of the mutant is byte for byte the same when e2trim
 really trims the mutant first (judge.py: how, and the verdicts).
 
-  mutate.py run [-n MUTANTS] [--seed S] [-j JOBS] [--fixtures a,b]
+  mutate.py run [-n MUTANTS] [--seed S] [-j JOBS] [--fixtures a,b] [--ops a,b]
                 [--cases DIR] [--minimize N | --no-minimize]
   mutate.py replay [--full] CASEDIR...  run saved cases again (exit 1: unsafe)
   mutate.py minimize CASEDIR...         write min.dfs into saved cases
@@ -79,6 +79,29 @@ def recount(img, g):
             "ssv free_inodes_count %d" % fi]
 
 
+def _count_ranges(text):
+    n = 0
+    for r in text.replace(" ", "").split(","):
+        if r:
+            a, _, b = r.partition("-")
+            n += int(b or a) - int(a) + 1
+    return n
+
+
+def inode_recount(img):
+    """set_bg lines that make each group's free inode count what its
+    bitmap says (seti, unlike freei, leaves the count alone)."""
+    out = fixtures.run(["dumpe2fs", img]).stdout
+    lines = ["# op inode_recount"]
+    for m in re.finditer(r"^Group (\d+):.*?(\d+) free inodes,.*?"
+                         r"^  Free inodes: ?([^\n]*)$", out, re.M | re.S):
+        grp, said, free = int(m.group(1)), int(m.group(2)), _count_ranges(m.group(3))
+        if said != free:
+            lines += ["set_bg %d free_inodes_count %d" % (grp, free),
+                      "set_bg %d checksum calc" % grp]
+    return lines
+
+
 def make_mutant(fixture, lines, workdir):
     img = os.path.join(workdir, "mut.img")
     shutil.copyfile(_fixture_path(fixture), img)
@@ -132,7 +155,7 @@ def mutant(seed, index, names):
     """Fixture and script of mutant INDEX of SEED (always the same)."""
     rng = random.Random("%d-%d" % (seed, index))
     fixture = names[index % len(names)]
-    lines = mutations.generate(rng, G[fixture])
+    lines = mutations.generate(rng, G[fixture], ONLY)
     return fixture, lines, rng.random() < 0.7
 
 
@@ -190,6 +213,10 @@ def _work(args):
     wd = tempfile.mkdtemp(prefix="m%d." % index, dir=SCRATCH)
     try:
         made = make_mutant(fixture, lines, wd)
+        if mutations.NEEDS_INODE_RECOUNT in lines:
+            more = inode_recount(made[0])
+            lines = lines + more
+            made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
         if do_recount:	# keep the superblock's totals agreeing too
             more = recount(made[0], G[fixture])
             lines = lines + more
@@ -234,7 +261,14 @@ def setup(names, cache):
 
 
 def cmd_run(a):
+    global ONLY
     names = a.fixtures.split(",") if a.fixtures else fixtures.FIXTURES
+    if a.ops:
+        ONLY = a.ops.split(",")
+        unknown = set(ONLY) - set(mutations.op_names())
+        if unknown:
+            sys.exit("unknown ops %s; ops: %s" % (",".join(sorted(unknown)),
+                                                  ",".join(mutations.op_names())))
     setup(names, CACHE)
     os.makedirs(a.cases, exist_ok=True)
     t0 = time.time()
@@ -386,6 +420,8 @@ def main():
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--fixtures")
+    r.add_argument("--ops", help="only these operations (names of "
+                   "mutations.op_names(), comma-separated)")
     r.add_argument("--cases", default="mutate-cases")
     r.add_argument("--no-minimize", action="store_true")
     r.add_argument("--minimize", type=int, default=40,
@@ -417,6 +453,6 @@ def main():
         shutil.rmtree(SCRATCH, ignore_errors=True)
 
 
-CACHE = SCRATCH = None
+CACHE = SCRATCH = ONLY = None
 if __name__ == "__main__":
     sys.exit(main())
