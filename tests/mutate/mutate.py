@@ -88,17 +88,23 @@ def _count_ranges(text):
     return n
 
 
-def inode_recount(img):
-    """set_bg lines that make each group's free inode count what its
-    bitmap says (seti, unlike freei, leaves the count alone)."""
+def group_recount(img, ratio):
+    """set_bg lines that make each group's free block and inode counts
+    what its bitmaps say (freeb and seti leave the counts alone)."""
     out = fixtures.run(["dumpe2fs", img]).stdout
-    lines = ["# op inode_recount"]
-    for m in re.finditer(r"^Group (\d+):.*?(\d+) free inodes,.*?"
-                         r"^  Free inodes: ?([^\n]*)$", out, re.M | re.S):
-        grp, said, free = int(m.group(1)), int(m.group(2)), _count_ranges(m.group(3))
-        if said != free:
-            lines += ["set_bg %d free_inodes_count %d" % (grp, free),
-                      "set_bg %d checksum calc" % grp]
+    lines = ["# op group_recount"]
+    for m in re.finditer(r"^Group (\d+):.*?(\d+) free (?:blocks|clusters), "
+                         r"(\d+) free inodes,[^\n]*\n  Free blocks: ?([^\n]*)\n"
+                         r"  Free inodes: ?([^\n]*)$", out, re.M | re.S):
+        grp = int(m.group(1))
+        fb, fi = _count_ranges(m.group(4)) // ratio, _count_ranges(m.group(5))
+        fix = []
+        if int(m.group(2)) != fb:
+            fix.append("set_bg %d free_blocks_count %d" % (grp, fb))
+        if int(m.group(3)) != fi:
+            fix.append("set_bg %d free_inodes_count %d" % (grp, fi))
+        if fix:
+            lines += fix + ["set_bg %d checksum calc" % grp]
     return lines
 
 
@@ -145,6 +151,12 @@ def used_in_plan(plan, free, bs):
 def judge(fixture, lines, workdir, made=None):
     """Make the mutant (unless MADE: its image and debugfs output) and
     judge it (judge.py: the verdicts).  Returns a dict."""
+    if not made and mutations.NEEDS_RECOUNT in lines and \
+            "# op group_recount" not in lines:
+        img, out = make_mutant(fixture, lines, workdir)
+        more = group_recount(img, G[fixture]["ratio"])
+        made = img, out + fixtures.debugfs_script(img, more)
+        lines = lines + more
     img, dfs_out = made or make_mutant(fixture, lines, workdir)
     res = {"fixture": fixture, "script": lines, "debugfs": dfs_out[-4000:]}
     return verdict.judge_image(E2TRIM, img, workdir, G[fixture]["bs"],
@@ -213,8 +225,8 @@ def _work(args):
     wd = tempfile.mkdtemp(prefix="m%d." % index, dir=SCRATCH)
     try:
         made = make_mutant(fixture, lines, wd)
-        if mutations.NEEDS_INODE_RECOUNT in lines:
-            more = inode_recount(made[0])
+        if mutations.NEEDS_RECOUNT in lines:
+            more = group_recount(made[0], G[fixture]["ratio"])
             lines = lines + more
             made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
         if do_recount:	# keep the superblock's totals agreeing too

@@ -326,8 +326,8 @@ def op_journal(rng, g):
 JSB = {"maxlen": 16, "first": 20, "sequence": 24, "start": 28, "errno": 32,
        "incompat": 40, "num_fc_blks": 84}
 JBD2_FAST_COMMIT = 0x20
-# mutate.py then sets the groups' free inode counts from their bitmaps
-NEEDS_INODE_RECOUNT = "# then: inode recount"
+# mutate.py then sets the groups' free counts from their bitmaps
+NEEDS_RECOUNT = "# then: group recount"
 JBD2_CSUM_V3 = 0x10
 
 
@@ -353,14 +353,19 @@ def _hidden_in_journal(rng, g):
     return hide_journal(rng, g, d) + free_blocks(rng, g, d)
 
 
+def _uuid(rng):
+    h = "%032x" % rng.getrandbits(128)
+    return "-".join((h[:8], h[8:12], h[12:16], h[16:20], h[20:]))
+
+
 def op_jnl_fields(rng, g):
     """The superblock's journal fields: an external journal named by
     UUID beside the inode, another journal inode, the backup of inode 8's
     block map (s_jnl_blocks) and its type."""
     owners = _owners(g)
     field, val = rng.choice([
-        ("journal_uuid", "random"),
-        ("journal_uuid", "random"),
+        ("journal_uuid", _uuid(rng)),	# not "random": a mutant is
+        ("journal_uuid", _uuid(rng)),	# the same each time it is made
         ("journal_inum", rng.choice([0, 7, 11, rng.choice(owners)["ino"]])),
         ("jnl_blocks[%d]" % rng.randrange(17),
          rng.choice([0, _rand_block(rng, g), rng.choice(owners)["blocks"][0]])),
@@ -413,6 +418,18 @@ def op_jnl_fast_commit(rng, g):
     return "jnl_fast_commit", out
 
 
+def _last_in_group(rng, g):
+    """The last inode of a group that owns blocks: the unused area can
+    then hold it alone (other entries in it are refused, 23)."""
+    last = {}
+    for d in g["inos"]:
+        if d["ino"] >= g["first_ino"] and d["type"] == "regular" and d["blocks"]:
+            grp = _group_of_ino(g, d["ino"])
+            if d["ino"] > last.get(grp, {"ino": 0})["ino"]:
+                last[grp] = d
+    return rng.choice(list(last.values())) if last else _pick_owner(rng, g)
+
+
 def op_desc_loc(rng, g):
     """A group's bitmap or inode table placed on another group's (or its
     own) metadata or a file's block: e2fsck then trusts a backup of the
@@ -426,10 +443,14 @@ def op_desc_loc(rng, g):
                       other["itable"] + rng.choice([0, 1]),
                       _rand_block(rng, g), _pick_owner(rng, g)["blocks"][0]])
     out = []
-    if rng.random() < 0.5:
-        d = _pick_owner(rng, g)
+    if rng.random() < 0.6:
+        # unlinked too, or the entry naming it is refused (23): e2fsck
+        # then finds it in pass 1 and keeps it in lost+found
+        d = _last_in_group(rng, g)
         out = hide_unused_area(rng, g, d) + free_blocks(rng, g, d)
-    return "desc_" + field, out + _bg(g, grp, field, val)
+        if rng.random() < 0.7:
+            out = hide_unlink(rng, g, d) + out
+    return "desc_" + field, out + _bg(g, grp, field, val) + [NEEDS_RECOUNT]
 
 
 def op_symlink(rng, g):
@@ -454,7 +475,7 @@ def op_symlink(rng, g):
     if how == "killed":
         out += ["kill_file %s" % name, "seti %s" % name,
                 "sif %s dtime 0" % name, "sif %s blocks 0" % name,
-                NEEDS_INODE_RECOUNT]
+                NEEDS_RECOUNT]
     elif how == "size":
         out.append("sif %s size %d" % (name, rng.choice([0, 1, 30, 59])))
     elif how == "block0":
