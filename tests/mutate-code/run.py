@@ -6,9 +6,11 @@ Each mutant of mutants.txt is applied to its own scratch copy of the tree
 (the tracked files as they are in the work tree), built there, and run
 against the tests it is tagged with; a mutant none of them kills then
 meets the whole `make check` of its copy (unless QUICK).  Copies share
-nothing, so mutants run side by side (JOBS).
+nothing, so mutants run side by side (JOBS).  First the tagged tests run
+on an unmutated copy: one that fails there kills nothing (reported as
+BASELINE); in `make check`, only failures of other tests count.
 
-  run.py [--only a,b] [--jobs N] [--quick] [--keep] [--list]
+  run.py [--only a,b] [--jobs N] [--quick] [--keep] [--list] [--no-baseline]
 
 Environment: MUTANTS_CODE (same as --only), MUTATE_CODE_QUICK=1 (same as
 --quick), MUTATE_CODE_TMP (where the copies go; default /tmp).
@@ -123,8 +125,26 @@ def failed_in_check(out):
     return sorted(set(names)) or ["make check (exit != 0)"]
 
 
+def baseline(tests, tmp):
+    """The tagged tests that fail on an unmutated copy: they kill nothing."""
+    dst = tempfile.mkdtemp(prefix="e2trim-mc.baseline.", dir=tmp)
+    try:
+        copy_tree(dst)
+        rc, out = sh(["make", "--no-print-directory", "-j1", "all"], dst)
+        if rc:
+            sys.exit("the unmutated tree does not build:\n" + out[-2000:])
+        bad = {}
+        for t in sorted(tests):
+            r = run_test(dst, t)
+            if r:
+                bad[t] = r.strip().splitlines()[-1] if r.strip() else "failed"
+        return bad
+    finally:
+        shutil.rmtree(dst, ignore_errors=True)
+
+
 def one(args):
-    m, quick, keep, tmp = args
+    m, quick, keep, tmp, skip = args
     t0 = time.time()
     dst = tempfile.mkdtemp(prefix="e2trim-mc.%s." % m["name"], dir=tmp)
     res = {"name": m["name"], "tests": m["tests"]}
@@ -139,6 +159,8 @@ def one(args):
             res.update(verdict="stale", why="does not build: " + out[-300:])
             return res
         for t in m["tests"]:
+            if t in skip:
+                continue
             r = run_test(dst, t)
             if r:
                 if r.startswith("no test matched") or r.startswith("does not build"):
@@ -151,8 +173,9 @@ def one(args):
             return res
         rc, out = sh(["make", "--no-print-directory", "check"], dst,
                      timeout=3600)
-        if rc:
-            res.update(verdict="killed", by=failed_in_check(out), how="make check")
+        by = [t for t in failed_in_check(out) if t not in skip] if rc else []
+        if by:
+            res.update(verdict="killed", by=by, how="make check")
         else:
             res.update(verdict="survived", how="make check")
         return res
@@ -176,6 +199,8 @@ def main():
                    default=os.environ.get("MUTATE_CODE_QUICK", "") not in ("", "0"))
     p.add_argument("--keep", action="store_true", help="keep the copies")
     p.add_argument("--list", action="store_true", help="list the mutants")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="trust that every tagged test passes unmutated")
     p.add_argument("--mutants", default=os.path.join(HERE, "mutants.txt"))
     a = p.parse_args()
     muts = parse(a.mutants)
@@ -191,10 +216,16 @@ def main():
         muts = [m for m in muts if m["name"] in want]
     tmp = os.environ.get("MUTATE_CODE_TMP") or None
     t0 = time.time()
+    skip = {}
+    if not a.no_baseline:
+        skip = baseline({t for m in muts for t in m["tests"]}, tmp)
+        for t, why in sorted(skip.items()):
+            print("BASELINE %s fails on the unmutated tree, kills nothing: %s" % (t, why))
+        print("baseline: %.0f s" % (time.time() - t0), flush=True)
     counts = {"killed": 0, "survived": 0, "stale": 0}
     survivors, stale = [], []
     with multiprocessing.Pool(a.jobs) as pool:
-        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp) for m in muts]):
+        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp, skip) for m in muts]):
             v = r["verdict"]
             counts[v] += 1
             if v == "killed":

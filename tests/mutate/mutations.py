@@ -62,7 +62,7 @@ def _group_of_ino(g, ino):
 def _itable_block(g, ino):
     """The block of the inode table that holds inode INO."""
     grp = g["groups"][_group_of_ino(g, ino)]
-    isz = 256 if "extra_isize" in g["features"] else 128
+    isz = g.get("isz") or 128
     idx = (ino - 1) % g["ipg"]
     return grp["itable"] + idx * isz // g["bs"]
 
@@ -486,7 +486,44 @@ def op_symlink(rng, g):
     return "symlink_" + how, out
 
 
-OPS_TRUST3 = [(op_jnl_fields, 8), (op_jnl_inode, 6), (op_jnl_super, 8),
+def op_jnl_two_maps(rng, g):
+    """Inode 8 and s_jnl_blocks map two journals: the real one holds a
+    committed transaction (a hidden file), inode 8 is made to fail
+    e2fsck's checks (links 0, not a regular file) and its first block is
+    moved to a free block that gets a copy of the clean, empty journal
+    superblock.  A reader of inode 8 sees an empty log; e2fsck takes the
+    backup map, finds the transaction and replays it."""
+    free = [r for r in g.get("free", []) if r[1] - r[0] >= 4]
+    if not g.get("jsb") or not free:
+        return op_jnl_inode(rng, g)
+    a, b = rng.choice(free)
+    x = rng.randrange(a, b + 1)
+    d = _pick_owner(rng, g)
+    while d["ino"] == 8:
+        d = _pick_owner(rng, g)
+    out = hide_journal(rng, g, d) + free_blocks(rng, g, d, whole=True)
+    if "feature -needs_recovery" not in out:
+        out.append("feature -needs_recovery")
+    out.append("zap_block -p 0 %d" % x)
+    out += ["zap_block -o %d -l 1 -p %d %d" % (i, v, x)
+            for i, v in enumerate(g["jsb"]) if v]
+    if rng.random() < 0.5:
+        out.append("setb %d" % x)
+    # what e2fsck_get_journal() rejects: no links, not regular, smaller
+    # than 1024 blocks, or a size its map does not reach
+    n = _journal_len(g)
+    out.append(rng.choice(["sif <8> links_count 0", "sif <8> links_count 0",
+                           "sif <8> size %d" % (512 * g["bs"]),
+                           "sif <8> size %d" % ((n + 64) * g["bs"]),
+                           "sif <8> mode 040700"]))
+    jflags = [j for j in g["inos"] if j["ino"] == 8][0]["flags"]
+    # block-mapped: i_block[0] is block 0; extents: the first extent's
+    # start (ee_start_lo) is i_block[5] when the tree has depth 0
+    out.append("sif <8> block[%d] %d" % (5 if jflags & EXTENTS_FL else 0, x))
+    return "jnl_two_maps", out + [NEEDS_RECOUNT]
+
+
+OPS_TRUST3 = [(op_jnl_two_maps, 6), (op_jnl_fields, 8), (op_jnl_inode, 6), (op_jnl_super, 8),
               (op_jnl_fast_commit, 3), (op_desc_loc, 8), (op_symlink, 8)]
 
 
@@ -495,7 +532,7 @@ OPS = [(op_hide_and_free, 60), (op_freeb, 6), (op_freeb_owner, 6), (op_freei, 3)
        (op_setb, 1), (op_clri, 2), (op_set_bg, 6), (op_ssv, 4), (op_sif, 6),
        (op_resurrect, 4), (op_unlink, 2), (op_journal, 3)] + OPS_TRUST3
 JOURNAL_OPS = (op_journal, op_jnl_fields, op_jnl_inode, op_jnl_super,
-               op_jnl_fast_commit)
+               op_jnl_fast_commit, op_jnl_two_maps)
 
 
 def op_names():
