@@ -29,6 +29,8 @@ Harness failures (each makes the run fail, like unsafe):
                run, or a planned range that does not read as zeros after
                the real trim
   dry_run_wrote  the dry run changed the image
+  harness_error  the harness itself failed on the mutant (a timeout of
+               debugfs, say): saved, counted, never safe
   fsck_failed  e2fsck -fy exits 8 or more on A (or times out) while
                e2trim planned a trim: no oracle, and e2fsck would stop
                there while e2trim trims"""
@@ -46,7 +48,7 @@ import fixtures
 # --fsck, which the harness never gives.
 REFUSALS = set(range(10, 20)) | set(range(22, 28))
 FAILURES = ("unsafe", "crashed", "bad_exit", "bad_output", "dry_run_wrote",
-            "fsck_failed")
+            "fsck_failed", "harness_error")
 VERDICTS = ("refused", "trimmed", "realloc") + FAILURES
 E2FSCK = os.environ.get("E2FSCK", "e2fsck")
 
@@ -98,9 +100,67 @@ def _not_zero(img, plan):
     return bad
 
 
-def manifest(img, workdir, tag):
+def _ls_tree(img):
+    """[(path, ino, mode, size)] of every entry under /, a level a run."""
+    todo, seen, found = ["/"], {2}, []
+    while todo:
+        batch, todo = todo, []
+        r = subprocess.run(["debugfs", "-f", "-", img], input="".join(
+            "ls -p %s\n" % d for d in batch), env=fixtures.ENV,
+            capture_output=True, text=True, errors="replace", timeout=120)
+        cur = None
+        for line in r.stdout.splitlines():
+            if line.startswith("debugfs: ls -p "):
+                cur = line[len("debugfs: ls -p "):]
+                continue
+            parts = line.split("/")
+            if cur is None or len(parts) < 8 or not parts[1].isdigit():
+                continue
+            ino, mode, name = int(parts[1]), int(parts[2], 8), parts[5]
+            if name in (".", "..") or ino == 0:
+                continue
+            path = cur.rstrip("/") + "/" + name
+            size = int(parts[6]) if parts[6].isdigit() else 0
+            found.append((path, ino, mode, size))
+            if (mode & 0o170000) == 0o040000 and ino not in seen:
+                seen.add(ino)
+                todo.append(path)
+    return found
+
+
+def _giants(img, workdir, bs):
+    """Regular files larger than the image (sparse, as e2fsck allows):
+    dumping them would write terabytes.  Their size and the hash of their
+    mapped blocks, read from the image, stand for their content; then
+    they are unlinked from this copy, which nothing reads after."""
+    limit = os.path.getsize(img)
+    big = [(p, i, sz) for p, i, m, sz in _ls_tree(img)
+           if (m & 0o170000) == 0o100000 and sz > limit]
+    files = {}
+    if not big:
+        return files
+    r = subprocess.run(["debugfs", "-f", "-", img], input="".join(
+        "blocks <%d>\n" % i for _, i, _ in big), env=fixtures.ENV,
+        capture_output=True, text=True, errors="replace", timeout=120)
+    chunks = r.stdout.split("debugfs: blocks <")[1:]
+    with open(img, "rb") as f:
+        for (path, ino, size), chunk in zip(big, chunks):
+            h = hashlib.sha256()
+            for b in chunk.split("\n", 1)[-1].split():
+                if b.isdigit():
+                    f.seek(int(b) * bs)
+                    h.update(f.read(bs))
+            files[path.lstrip("/")] = ("file", size, "blocks:" + h.hexdigest())
+    subprocess.run(["debugfs", "-w", "-f", "-", img], input="".join(
+        "unlink %s\n" % p for p, _, _ in big), env=fixtures.ENV,
+        capture_output=True, text=True, timeout=120)
+    return files
+
+
+def manifest(img, workdir, tag, bs):
     """{path: (type, size, sha256 or link target)} of every file e2fsck
     kept in IMG, from one debugfs rdump of / (no root needed)."""
+    giants = _giants(img, workdir, bs)
     out = os.path.join(workdir, "tree." + tag)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -126,6 +186,7 @@ def manifest(img, workdir, tag):
             else:
                 files[rel] = ("other", 0, "")
     shutil.rmtree(out, ignore_errors=True)
+    files.update(giants)
     # what debugfs could not read is part of the oracle too
     errs = sorted(l for l in r.stderr.splitlines()
                   if l and not l.startswith("debugfs "))
@@ -191,8 +252,8 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res):
                                            "(exit %d), not before" % brc],
                    fsck_trimmed_out=bout[-3000:])
         return res
-    ma, ea = manifest(a, workdir, "a")
-    mb, eb = manifest(img, workdir, "b")
+    ma, ea = manifest(a, workdir, "a", bs)
+    mb, eb = manifest(img, workdir, "b", bs)
     lost = diff_manifests(ma, mb)
     if ea != eb:
         lost.append("debugfs read errors differ: %s / %s" % (ea[:3], eb[:3]))

@@ -233,7 +233,11 @@ def _work(args):
             more = recount(made[0], G[fixture])
             lines = lines + more
             made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
-        res = judge(fixture, lines, wd, made)
+        try:
+            res = judge(fixture, lines, wd, made)
+        except Exception as e:	# never lose a mutant, never call it safe
+            res = {"fixture": fixture, "script": lines, "verdict": "harness_error",
+                   "why": repr(e)[-2000:], "e2trim_rc": None, "e2trim_err": ""}
         if res["verdict"] in SAVED:
             res["case_dir"] = save_case(cases, "%s-s%d-%d" % (fixture, seed, index),
                                         res, {"seed": seed, "index": index})
@@ -337,12 +341,12 @@ def _summary(a, counts, by_rc, by_fix, classes, secs):
 def report(a, names, counts, by_rc, by_fix, classes, secs):
     print("mutants tried %d: refused %d, trimmed %d, unsafe %d, "
           "crashed %d (realloc %d, fsck failed %d, bad exit %d, "
-          "bad output %d, dry run wrote %d; seed %d, %.0f s, "
-          "%.2f s/mutant/job)" % (
+          "bad output %d, dry run wrote %d, harness error %d; seed %d, "
+          "%.0f s, %.2f s/mutant/job)" % (
               counts["tried"], counts["refused"], counts["trimmed"],
               counts["unsafe"], counts["crashed"], counts["realloc"],
               counts["fsck_failed"], counts["bad_exit"], counts["bad_output"],
-              counts["dry_run_wrote"],
+              counts["dry_run_wrote"], counts["harness_error"],
               a.seed, secs, secs * a.jobs / max(1, counts["tried"])))
     print("refused by exit code: " + ", ".join(
         "%d: %d" % kv for kv in sorted(by_rc.items())))
