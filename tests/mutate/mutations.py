@@ -16,7 +16,13 @@ debugfs recomputes the checksums of what it writes: inodes (sif, clri),
 bitmaps and the descriptor counts (freeb, freei, setb), the superblock
 (ssv); not the descriptor after set_bg, hence "set_bg G checksum calc".
 "jw -b LIST jdata.bin" journals the fixture's own (unmutated) contents of
-the blocks in LIST; mutate.py writes jdata.bin from the fixture first."""
+the blocks in LIST; mutate.py writes jdata.bin from the fixture first.
+
+OPS_TRUST3 edit where e2fsck takes another source than the primary
+(issue 23): the superblock's journal fields, inode 8 against
+s_jnl_blocks, the journal superblock, a fast-commit tail, descriptor
+locations, symlinks fast or slow.  A line NEEDS_RECOUNT asks mutate.py to
+set the groups' free counts from their bitmaps afterwards."""
 
 EXTENTS_FL = 0x80000
 INLINE_DATA_FL = 0x10000000
