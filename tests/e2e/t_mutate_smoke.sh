@@ -69,9 +69,11 @@ E2TRIM=/bin/false broken_run "E2TRIM=/bin/false" "bad exit"
 E2TRIM=/bin/true broken_run "E2TRIM=/bin/true" "bad output"
 # a refusal code without a word of why is no refusal
 printf '#!/bin/sh\nexit 19\n' >"$T/bin/mute19"
-# a dry run that trims for real
+# a dry run that trims for real (the $ signs are the wrapper's own)
+# shellcheck disable=SC2016
 printf '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "%s" "$@"\n' "$E2TRIM" >"$T/bin/nodry"
 # a trim that plans the ranges but punches nothing
+# shellcheck disable=SC2016
 printf '#!/bin/sh\n[ "$1" = -n ] || set -- -n "$@"\nexec "%s" "$@"\n' "$E2TRIM" >"$T/bin/notrim"
 # e2fsck exits 8 while e2trim planned a trim: reported, not skipped
 printf '#!/bin/sh\ne2fsck "$@" >/dev/null 2>&1\nexit 8\n' >"$T/bin/fsck8"
