@@ -12,6 +12,8 @@
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
+#   make mutate-code  deliberate code mutants must fail the tests: MUTANTS_CODE=a,b,
+#                   MUTATE_CODE_QUICK=1 (tagged tests only), MUTATE_CODE_JOBS
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make E2TRIM_LINK=shared   the command links libe2trim.so.0, not .a
 #   make deb        the Debian packages e2trim, libe2trim0, libe2trim-dev,
@@ -119,7 +121,8 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_check_desc test_image_format
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition mutate \
+.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition \
+	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
@@ -300,6 +303,15 @@ mutate: deps
 	@$(MAKE) --no-print-directory all
 	@E2TRIM=$(E2TRIM) python3 tests/mutate/mutate.py run -n $(MUTANTS) \
 		--seed $(SEED) -j $(JOBS) --cases $(MUTATE_CASES) --progress 1000
+
+# Deliberate code mutants (tests/mutate-code/mutants.txt), each built in a
+# scratch copy and run against its tagged tests, then `make check` for
+# survivors.  MUTANTS_CODE=a,b: a subset; MUTATE_CODE_QUICK=1: tagged
+# tests only; MUTATE_CODE_JOBS copies side by side.  Not part of `make check`.
+MUTATE_CODE_JOBS ?= 1
+mutate-code: deps
+	@MUTANTS_CODE="$(MUTANTS_CODE)" MUTATE_CODE_QUICK="$(MUTATE_CODE_QUICK)" \
+		python3 tests/mutate-code/run.py -j $(MUTATE_CODE_JOBS)
 
 # Everything `make install` puts in place, and `make uninstall` removes.
 INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \

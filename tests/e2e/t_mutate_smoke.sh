@@ -1,10 +1,13 @@
 #!/bin/bash
 # A bounded run of the mutation campaign (make mutate runs 10 000): a few
-# hundred random debugfs edits of the clean fixtures, a fixed seed.  For
-# each mutant e2trim -n --list must refuse, or plan only blocks that are
-# free after e2fsck -fy repairs a copy of the same mutant.  Any unsafe
-# mutant fails the test; its case (fixture, seed, debugfs script) is
-# printed, and tests/mutate/mutate.py replay CASEDIR runs it again.
+# hundred random debugfs edits of the clean fixtures, a fixed seed.  Each
+# mutant is judged by the one rule (tests/mutate/judge.py): e2trim
+# refuses with a documented code and a message, or every file e2fsck -fy
+# keeps on a copy is byte for byte the same after a real trim and e2fsck
+# -fy.  Any unsafe mutant fails the test; its case (fixture, seed, debugfs
+# script) is printed, and tests/mutate/mutate.py replay CASEDIR runs it
+# again.  Then the harness itself: a broken e2trim or e2fsck must make
+# it fail, never look safe.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 MUTATE=$(cd "$(dirname "$0")/../mutate" && pwd)/mutate.py
@@ -13,16 +16,70 @@ command -v python3 >/dev/null || fail "python3 is missing (make deps)"
 n=${MUTATE_SMOKE:-300}
 # the small fixtures (16-32 MiB, and bigalloc): setup stays a few seconds
 fx=ext2-1k,ext3,ext4-noflex,ext4-bigalloc16k,ext4-uninitbg,ext4-sparse2,rich
-if ! python3 "$MUTATE" run -n "$n" --seed 20261203 -j 2 --minimize 1 --fixtures "$fx" \
-	--cases "$T/cases" >"$T/mutate.out" 2>&1; then
+if ! python3 "$MUTATE" --cache "$T/fx" run -n "$n" --seed 20261203 -j 2 --minimize 1 \
+	--fixtures "$fx" --cases "$T/cases" >"$T/mutate.out" 2>&1; then
 	cat "$T/mutate.out" >&2
 	for d in "$T"/cases/*/; do
-		grep -q '"verdict": "\(unsafe\|crashed\)"' "${d}case.json" 2>/dev/null || continue
+		grep -q '"verdict": "\(unsafe\|crashed\|bad_\|dry_run\|fsck_failed\)' \
+			"${d}case.json" 2>/dev/null || continue
 		echo "--- $(basename "$d"): ${d}min.dfs" >&2
 		cat "${d}min.dfs" "${d}script.dfs" 2>/dev/null | head -20 >&2
 	done
-	fail "unsafe or crashed mutants (above)"
+	fail "unsafe mutants, or mutants the harness could not judge (above)"
 fi
-grep '^mutants tried' "$T/mutate.out"
-grep -q "^mutants tried $n:" "$T/mutate.out" || fail "not every mutant was judged"
+line=$(grep '^mutants tried' "$T/mutate.out")
+echo "$line"
+# count WORD: the figure after WORD in the summary line
+count() { sed -n "s/.*[ (]$1 \([0-9]*\)[,;)].*/\1/p" <<<"$line"; }
+[[ "$line" == "mutants tried $n:"* ]] || fail "not every mutant was judged"
+# both sides of the rule must be exercised, or the figures prove nothing
+[ "$(count trimmed)" -gt 0 ] || fail "no mutant was trimmed"
+[ "$(count refused)" -gt 0 ] || fail "no mutant was refused"
+[ "$(count 'dry run wrote')" = 0 ] || fail "a dry run changed an image"
+
+# The harness on broken programs: each must fail (exit 1) with its kind
+# counted.  A whole run for those that fail every mutant; one mutant that
+# must be trimmed (the clean fixture, no edit) for the others.
+broken_run() {	# WHAT KIND: the env is already set
+	local out=$T/broken.out
+	if python3 "$MUTATE" --cache "$T/fx" run -n 8 --seed 7 -j 2 --no-minimize \
+		--fixtures ext4-noflex --cases "$T/bcases" >"$out" 2>&1; then
+		cat "$out" >&2
+		fail "$1: the harness exited 0"
+	fi
+	grep -q "^mutants tried 8:.*[ (]$2 8[,;)]" "$out" ||
+		{ cat "$out" >&2; fail "$1: not every mutant counted as '$2'"; }
+	note "$1: harness fails ($(grep -o "$2 [0-9]*" "$out" | head -1))"
+}
+echo "# no edit" >"$T/clean.dfs"
+broken_check() {	# WHAT VERDICT
+	local out=$T/broken.out
+	if python3 "$MUTATE" --cache "$T/fx" check ext4-noflex "$T/clean.dfs" >"$out" 2>&1; then
+		cat "$out" >&2
+		fail "$1: the harness exited 0"
+	fi
+	grep -q "^verdict: $2 " "$out" || { cat "$out" >&2; fail "$1: verdict is not $2"; }
+	note "$1: $(head -1 "$out")"
+}
+python3 "$MUTATE" --cache "$T/fx" check ext4-noflex "$T/clean.dfs" >"$T/clean.out" 2>&1 ||
+	{ cat "$T/clean.out" >&2; fail "the clean fixture is not judged trimmed"; }
+grep -q "^verdict: trimmed " "$T/clean.out" || fail "the clean fixture: $(head -1 "$T/clean.out")"
+mkdir -p "$T/bin"
+E2TRIM=/bin/false broken_run "E2TRIM=/bin/false" "bad exit"
+E2TRIM=/bin/true broken_run "E2TRIM=/bin/true" "bad output"
+# a refusal code without a word of why is no refusal
+printf '#!/bin/sh\nexit 19\n' >"$T/bin/mute19"
+# a dry run that trims for real (the $ signs are the wrapper's own)
+# shellcheck disable=SC2016
+printf '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "%s" "$@"\n' "$E2TRIM" >"$T/bin/nodry"
+# a trim that plans the ranges but punches nothing
+# shellcheck disable=SC2016
+printf '#!/bin/sh\n[ "$1" = -n ] || set -- -n "$@"\nexec "%s" "$@"\n' "$E2TRIM" >"$T/bin/notrim"
+# e2fsck exits 8 while e2trim planned a trim: reported, not skipped
+printf '#!/bin/sh\ne2fsck "$@" >/dev/null 2>&1\nexit 8\n' >"$T/bin/fsck8"
+chmod +x "$T"/bin/*
+E2TRIM=$T/bin/mute19 broken_check "exit 19 and nothing said" bad_exit
+E2TRIM=$T/bin/nodry broken_check "a dry run that writes" dry_run_wrote
+E2TRIM=$T/bin/notrim broken_check "a real trim that punches nothing" bad_output
+E2FSCK=$T/bin/fsck8 broken_check "e2fsck exit 8" fsck_failed
 exit 0

@@ -115,7 +115,8 @@ def _sb(img):
                        ("inodes", "Inode count"), ("ipg", "Inodes per group"),
                        ("bpg", "Blocks per group"),
                        ("first_data", "First block"),
-                       ("first_ino", "First inode")]:
+                       ("first_ino", "First inode"),
+                       ("isz", "Inode size")]:
         m = re.search(r"^%s:\s+(\d+)" % field, out, re.M)
         g[key] = int(m.group(1)) if m else 0
     m = re.search(r"^Cluster size:\s+(\d+)", out, re.M)
@@ -192,4 +193,10 @@ def describe(img):
     del cur
     g["inos"] = [info[i] for i in inos if i in info]
     g["max_ino"] = max(inos)
+    # the journal superblock as mke2fs left it: clean and empty
+    g["jsb"] = b""
+    if 8 in info and info[8]["blocks"] and "has_journal" in g["features"]:
+        with open(img, "rb") as f:
+            f.seek(info[8]["blocks"][0] * g["bs"])
+            g["jsb"] = f.read(1024)
     return g

@@ -1,34 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """e2trim's mutation campaign: random debugfs edits of clean fixtures,
-each mutant judged by the invariant
+each mutant judged by the one rule: every file `e2fsck -fy` keeps when it
+repairs a copy of the mutant is byte for byte the same when e2trim
+really trims the mutant first (judge.py: how, and the verdicts).
 
-    e2trim -n --list refuses (exit != 0), or every block of its plan is
-    free after `e2fsck -fy` repairs the same mutant.
-
-  mutate.py run [-n MUTANTS] [--seed S] [-j JOBS] [--fixtures a,b]
+  mutate.py run [-n MUTANTS] [--seed S] [-j JOBS] [--fixtures a,b] [--ops a,b]
                 [--cases DIR] [--minimize N | --no-minimize]
   mutate.py replay [--full] CASEDIR...  run saved cases again (exit 1: unsafe)
   mutate.py minimize CASEDIR...         write min.dfs into saved cases
   mutate.py check FIXTURE SCRIPT        one mutant from a script of your own
 
-Verdicts: refused (e2trim exit != 0), trimmed (every planned block free
-after repair), unsafe (a planned block is in use after repair and held
-data: repairing after the trim, simulated by zeroing the plan, gives
-other contents than repairing without it), realloc (planned blocks in use
-after repair, but nothing lost: e2fsck took or rebuilt them while
-repairing, e.g. a new journal, resize inode or lost+found), crashed (e2trim
-killed by a signal or hung), fsck_failed (e2fsck -fy itself failed: no
-oracle).
+Exit 1 when a mutant is unsafe or could not be judged (crashed,
+bad_exit, bad_output, dry_run_wrote, fsck_failed): a harness failure is
+never counted as safe.
 
-E2TRIM names the binary (default build/e2trim).  Mutant I of seed S is
-always the same fixture and script, for one version of mutations.py.
-Every unsafe, realloc, crashed or fsck_failed mutant is saved as
-CASES/<fixture>-s<S>-<I>/: case.json (fixture, seed, index, verdict,
-what e2trim planned, what e2fsck said), script.dfs (the debugfs script
-that makes it from the fixture), and for the first case of each kind
-min.dfs (the shortest script still unsafe).  `mutate.py replay CASEDIR`
-runs min.dfs (or with --full script.dfs) again."""
+E2TRIM names the binary (default build/e2trim), E2FSCK the checker
+(default e2fsck).  Mutant I of seed S is always the same fixture and
+script, for one version of mutations.py.  Every mutant that is not
+refused or trimmed is saved as CASES/<fixture>-s<S>-<I>/: case.json
+(fixture, seed, index, verdict, what e2trim planned, what e2fsck said,
+the files lost), script.dfs (the debugfs script that makes it from the
+fixture), and for the first case of each kind min.dfs (the shortest
+script still unsafe).  `mutate.py replay CASEDIR` runs min.dfs (or with
+--full script.dfs) again."""
 
 import argparse
 import json
@@ -43,6 +38,7 @@ import tempfile
 import time
 
 import fixtures
+import judge as verdict
 import mutations
 
 sys.path.insert(0, fixtures.IMAGES)
@@ -50,6 +46,7 @@ import fixtool  # noqa: E402  (images/: the dumpe2fs free-list parser)
 
 E2TRIM = os.environ.get("E2TRIM", os.path.join(fixtures.TOP, "build", "e2trim"))
 G = {}		# fixture name -> description, shared with the workers by fork
+SAVED = verdict.FAILURES + ("realloc",)	# verdicts kept as case directories
 
 
 def _fixture_path(name):
@@ -80,6 +77,35 @@ def recount(img, g):
     fi = sum(int(x) for x in re.findall(r" (\d+) free inodes,", out, re.M))
     return ["# op recount", "ssv free_blocks_count %d" % (fb * g["ratio"]),
             "ssv free_inodes_count %d" % fi]
+
+
+def _count_ranges(text):
+    n = 0
+    for r in text.replace(" ", "").split(","):
+        if r:
+            a, _, b = r.partition("-")
+            n += int(b or a) - int(a) + 1
+    return n
+
+
+def group_recount(img, ratio):
+    """set_bg lines that make each group's free block and inode counts
+    what its bitmaps say (freeb and seti leave the counts alone)."""
+    out = fixtures.run(["dumpe2fs", img]).stdout
+    lines = ["# op group_recount"]
+    for m in re.finditer(r"^Group (\d+):.*?(\d+) free (?:blocks|clusters), "
+                         r"(\d+) free inodes,[^\n]*\n  Free blocks: ?([^\n]*)\n"
+                         r"  Free inodes: ?([^\n]*)$", out, re.M | re.S):
+        grp = int(m.group(1))
+        fb, fi = _count_ranges(m.group(4)) // ratio, _count_ranges(m.group(5))
+        fix = []
+        if int(m.group(2)) != fb:
+            fix.append("set_bg %d free_blocks_count %d" % (grp, fb))
+        if int(m.group(3)) != fi:
+            fix.append("set_bg %d free_inodes_count %d" % (grp, fi))
+        if fix:
+            lines += fix + ["set_bg %d checksum calc" % grp]
+    return lines
 
 
 def make_mutant(fixture, lines, workdir):
@@ -124,111 +150,24 @@ def used_in_plan(plan, free, bs):
 
 def judge(fixture, lines, workdir, made=None):
     """Make the mutant (unless MADE: its image and debugfs output) and
-    judge it.  Returns a dict: verdict is one of refused, trimmed,
-    unsafe, crashed, fsck_failed."""
+    judge it (judge.py: the verdicts).  Returns a dict."""
+    if not made and mutations.NEEDS_RECOUNT in lines and \
+            "# op group_recount" not in lines:
+        img, out = make_mutant(fixture, lines, workdir)
+        more = group_recount(img, G[fixture]["ratio"])
+        made = img, out + fixtures.debugfs_script(img, more)
+        lines = lines + more
     img, dfs_out = made or make_mutant(fixture, lines, workdir)
     res = {"fixture": fixture, "script": lines, "debugfs": dfs_out[-4000:]}
-    copy = os.path.join(workdir, "fsck.img")
-    try:
-        r = subprocess.run([E2TRIM, "-n", "--list", img], capture_output=True,
-                           text=True, errors="replace", timeout=120)
-        rc, out, err = r.returncode, r.stdout, r.stderr
-    except subprocess.TimeoutExpired:
-        rc, out, err = -999, "", "timeout"
-    res.update(e2trim_rc=rc, e2trim_err=err[-2000:])
-    if rc < 0 or rc >= 128:
-        res["verdict"] = "crashed"
-        return res
-    if rc != 0:
-        res["verdict"] = "refused"
-        return res
-    plan = [tuple(map(int, l.split())) for l in out.splitlines() if l.strip()]
-    res["plan_extents"] = len(plan)
-    # e2fsck repairs the mutant itself: a dry run wrote nothing, and a
-    # copy of 64 MiB costs more than the rest; the unsafe ones are made
-    # again below to compare
-    os.rename(img, copy)
-    try:
-        f = subprocess.run(["e2fsck", "-fy", copy], env=fixtures.ENV,
-                           capture_output=True, text=True, errors="replace",
-                           timeout=300)
-        frc, fout = f.returncode, f.stdout + f.stderr
-    except subprocess.TimeoutExpired:
-        frc, fout = -999, "timeout"
-    res.update(fsck_rc=frc, fsck_out=fout[-6000:])
-    if frc < 0 or frc & 8:
-        res["verdict"] = "fsck_failed"
-        return res
-    g = G[fixture]
-    bad = used_in_plan(plan, free_ranges(copy), g["bs"])
-    res["verdict"] = "unsafe" if bad else "trimmed"
-    if bad:
-        img, _ = make_mutant(fixture, lines, workdir)
-        res["kept_in_plan"] = bad[:50]
-        res["kept_blocks"] = sum(b - a + 1 for a, b in bad)
-        res["kept_unchanged"] = unchanged(img, copy, bad, g["bs"])
-        res["lost_blocks"] = lost(img, copy, plan, bad, g, workdir)
-        res["plan"] = plan[:200]
-        if not res["lost_blocks"]:
-            res["verdict"] = "realloc"
-    return res
-
-
-def lost(img, repaired, plan, bad, g, workdir):
-    """Blocks of BAD whose repaired contents differ when the plan is
-    discarded first (zeroed, as a punched loop device reads) and e2fsck
-    -fy runs after: the data the trim would really lose.  Blocks that were
-    free in the clean fixture and that the mutation did not write never
-    held data: e2fsck took them during the repair (a new journal, a
-    recreated resize inode or root, a copy of a multiply-claimed block)."""
-    bs = g["bs"]
-    held = []
-    with open(img, "rb") as m, open(g["path"], "rb") as fx:
-        for lo, hi in bad:
-            for blk in range(lo, hi + 1):
-                m.seek(blk * bs)
-                fx.seek(blk * bs)
-                if not _in(g["free"], blk) or m.read(bs) != fx.read(bs):
-                    held.append((blk, blk))
-    if not held:
-        return 0
-    trimmed = os.path.join(workdir, "trim.img")
-    shutil.copyfile(img, trimmed)
-    with open(trimmed, "r+b") as f:
-        for start, length in plan:
-            f.seek(start)
-            f.write(bytes(length))
-    subprocess.run(["e2fsck", "-fy", trimmed], env=fixtures.ENV,
-                   capture_output=True, timeout=300)
-    return len(held) - unchanged(repaired, trimmed, held, bs)
-
-
-def _in(ranges, blk):
-    for a, b in ranges:
-        if a <= blk <= b:
-            return True
-    return False
-
-
-def unchanged(before, after, ranges, bs):
-    """How many of RANGES e2fsck left byte for byte as they were: those
-    held data that trimming would have lost.  A block e2fsck wrote anew
-    (a recreated resize inode, say) loses nothing when trimmed first."""
-    n = 0
-    with open(before, "rb") as a, open(after, "rb") as b:
-        for lo, hi in ranges:
-            for blk in range(lo, hi + 1):
-                a.seek(blk * bs)
-                b.seek(blk * bs)
-                n += a.read(bs) == b.read(bs)
-    return n
+    return verdict.judge_image(E2TRIM, img, workdir, G[fixture]["bs"],
+                               free_ranges, used_in_plan, res)
 
 
 def mutant(seed, index, names):
     """Fixture and script of mutant INDEX of SEED (always the same)."""
     rng = random.Random("%d-%d" % (seed, index))
     fixture = names[index % len(names)]
-    lines = mutations.generate(rng, G[fixture])
+    lines = mutations.generate(rng, G[fixture], ONLY)
     return fixture, lines, rng.random() < 0.7
 
 
@@ -286,12 +225,20 @@ def _work(args):
     wd = tempfile.mkdtemp(prefix="m%d." % index, dir=SCRATCH)
     try:
         made = make_mutant(fixture, lines, wd)
+        if mutations.NEEDS_RECOUNT in lines:
+            more = group_recount(made[0], G[fixture]["ratio"])
+            lines = lines + more
+            made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
         if do_recount:	# keep the superblock's totals agreeing too
             more = recount(made[0], G[fixture])
             lines = lines + more
             made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
-        res = judge(fixture, lines, wd, made)
-        if res["verdict"] in ("unsafe", "crashed", "fsck_failed", "realloc"):
+        try:
+            res = judge(fixture, lines, wd, made)
+        except Exception as e:	# never lose a mutant, never call it safe
+            res = {"fixture": fixture, "script": lines, "verdict": "harness_error",
+                   "why": repr(e)[-2000:], "e2trim_rc": None, "e2trim_err": ""}
+        if res["verdict"] in SAVED:
             res["case_dir"] = save_case(cases, "%s-s%d-%d" % (fixture, seed, index),
                                         res, {"seed": seed, "index": index})
             res["ops"] = _ops(lines)
@@ -330,12 +277,18 @@ def setup(names, cache):
 
 
 def cmd_run(a):
+    global ONLY
     names = a.fixtures.split(",") if a.fixtures else fixtures.FIXTURES
+    if a.ops:
+        ONLY = a.ops.split(",")
+        unknown = set(ONLY) - set(mutations.op_names())
+        if unknown:
+            sys.exit("unknown ops %s; ops: %s" % (",".join(sorted(unknown)),
+                                                  ",".join(mutations.op_names())))
     setup(names, CACHE)
     os.makedirs(a.cases, exist_ok=True)
     t0 = time.time()
-    counts = {"tried": 0, "refused": 0, "trimmed": 0, "unsafe": 0,
-              "realloc": 0, "crashed": 0, "fsck_failed": 0}
+    counts = dict.fromkeys(("tried",) + verdict.VERDICTS, 0)
     by_rc, by_fix, classes = {}, {}, {}
     jobs = [(a.seed, i, names, a.cases) for i in range(a.mutants)]
     with multiprocessing.Pool(a.jobs) as pool:
@@ -347,7 +300,7 @@ def cmd_run(a):
                 by_rc[res["e2trim_rc"]] = by_rc.get(res["e2trim_rc"], 0) + 1
             f = by_fix.setdefault(res["fixture"], {})
             f[v] = f.get(v, 0) + 1
-            if v in ("unsafe", "crashed", "fsck_failed", "realloc"):
+            if v in SAVED:
                 key = v + ":" + res["ops"]
                 classes.setdefault(key, []).append(res["case_dir"])
                 print("%s: %s (%s)" % (v.upper(), res["case_dir"], key),
@@ -361,7 +314,7 @@ def cmd_run(a):
         secs = time.time() - t0
         report(a, names, counts, by_rc, by_fix, classes, secs)
         if a.no_minimize:
-            return 1 if counts["unsafe"] or counts["crashed"] else 0
+            return _failed(counts)
         # one case of each kind, the shortest scripts first, cut down to
         # what still fails
         todo = sorted((os.path.getsize(os.path.join(ds[0], "script.dfs")), ds[0])
@@ -371,7 +324,12 @@ def cmd_run(a):
             minimized.setdefault(key, []).append(d)
         for key, ds in sorted(minimized.items()):
             print("minimal class %s: %d cases, e.g. %s/min.dfs" % (key, len(ds), ds[0]))
-    return 1 if counts["unsafe"] or counts["crashed"] else 0
+    return _failed(counts)
+
+
+def _failed(counts):
+    """1 if any mutant is unsafe or the harness could not judge it."""
+    return 1 if any(counts[v] for v in verdict.FAILURES) else 0
 
 
 def _summary(a, counts, by_rc, by_fix, classes, secs):
@@ -382,10 +340,13 @@ def _summary(a, counts, by_rc, by_fix, classes, secs):
 
 def report(a, names, counts, by_rc, by_fix, classes, secs):
     print("mutants tried %d: refused %d, trimmed %d, unsafe %d, "
-          "crashed %d (realloc %d, fsck failed %d; seed %d, %.0f s, %.2f s/mutant/job)" % (
+          "crashed %d (realloc %d, fsck failed %d, bad exit %d, "
+          "bad output %d, dry run wrote %d, harness error %d; seed %d, "
+          "%.0f s, %.2f s/mutant/job)" % (
               counts["tried"], counts["refused"], counts["trimmed"],
               counts["unsafe"], counts["crashed"], counts["realloc"],
-              counts["fsck_failed"],
+              counts["fsck_failed"], counts["bad_exit"], counts["bad_output"],
+              counts["dry_run_wrote"], counts["harness_error"],
               a.seed, secs, secs * a.jobs / max(1, counts["tried"])))
     print("refused by exit code: " + ", ".join(
         "%d: %d" % kv for kv in sorted(by_rc.items())))
@@ -399,13 +360,21 @@ def report(a, names, counts, by_rc, by_fix, classes, secs):
 
 
 def _print_verdict(res):
-    print("verdict: %s (e2trim exit %s, e2fsck exit %s)" % (
-        res["verdict"], res["e2trim_rc"], res.get("fsck_rc", "-")))
-    if res["verdict"] in ("unsafe", "realloc"):
-        print("blocks of the plan in use after e2fsck -fy: %d, in %s; "
-              "their data lost by trimming first: %d blocks" % (
-                  res["kept_blocks"], res["kept_in_plan"][:10], res["lost_blocks"]))
-        print("e2fsck -fy said:\n" + res["fsck_out"])
+    print("verdict: %s (e2trim exit %s, e2fsck exit %s, after the trim %s)" % (
+        res["verdict"], res["e2trim_rc"], res.get("fsck_rc", "-"),
+        res.get("fsck_trimmed_rc", "-")))
+    if res.get("why"):
+        print(res["why"])
+    if res["verdict"] in ("bad_exit", "crashed"):
+        print("e2trim said: " + res["e2trim_err"][-500:])
+    if res.get("kept_blocks"):
+        print("blocks of the plan in use after e2fsck -fy: %d, in %s" % (
+            res["kept_blocks"], res["kept_in_plan"][:10]))
+    if res.get("lost"):
+        print("files e2fsck -fy keeps that the trim lost or changed (%d):\n  %s" % (
+            len(res["lost"]), "\n  ".join(res["lost"][:20])))
+    if res["verdict"] in ("unsafe", "realloc", "fsck_failed"):
+        print("e2fsck -fy said:\n" + res.get("fsck_out", ""))
 
 
 def cmd_replay(a):
@@ -423,7 +392,7 @@ def cmd_replay(a):
             print("== %s (%s, %s)" % (d, case["fixture"], os.path.basename(script)))
             res = judge(case["fixture"], lines, wd)
             _print_verdict(res)
-            worst |= res["verdict"] in ("unsafe", "crashed")
+            worst |= res["verdict"] in verdict.FAILURES
         finally:
             shutil.rmtree(wd, ignore_errors=True)
     return 1 if worst else 0
@@ -450,7 +419,7 @@ def cmd_check(a):
         _print_verdict(res)
         if a.json:
             print(json.dumps(res))
-        return 1 if res["verdict"] in ("unsafe", "crashed") else 0
+        return 1 if res["verdict"] in verdict.FAILURES else 0
     finally:
         shutil.rmtree(wd, ignore_errors=True)
 
@@ -467,6 +436,8 @@ def main():
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--fixtures")
+    r.add_argument("--ops", help="only these operations (names of "
+                   "mutations.op_names(), comma-separated)")
     r.add_argument("--cases", default="mutate-cases")
     r.add_argument("--no-minimize", action="store_true")
     r.add_argument("--minimize", type=int, default=40,
@@ -498,6 +469,6 @@ def main():
         shutil.rmtree(SCRATCH, ignore_errors=True)
 
 
-CACHE = SCRATCH = None
+CACHE = SCRATCH = ONLY = None
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,7 +16,13 @@ debugfs recomputes the checksums of what it writes: inodes (sif, clri),
 bitmaps and the descriptor counts (freeb, freei, setb), the superblock
 (ssv); not the descriptor after set_bg, hence "set_bg G checksum calc".
 "jw -b LIST jdata.bin" journals the fixture's own (unmutated) contents of
-the blocks in LIST; mutate.py writes jdata.bin from the fixture first."""
+the blocks in LIST; mutate.py writes jdata.bin from the fixture first.
+
+OPS_TRUST3 edit where e2fsck takes another source than the primary
+(issue 23): the superblock's journal fields, inode 8 against
+s_jnl_blocks, the journal superblock, a fast-commit tail, descriptor
+locations, symlinks fast or slow.  A line NEEDS_RECOUNT asks mutate.py to
+set the groups' free counts from their bitmaps afterwards."""
 
 EXTENTS_FL = 0x80000
 INLINE_DATA_FL = 0x10000000
@@ -62,7 +68,7 @@ def _group_of_ino(g, ino):
 def _itable_block(g, ino):
     """The block of the inode table that holds inode INO."""
     grp = g["groups"][_group_of_ino(g, ino)]
-    isz = 256 if "extra_isize" in g["features"] else 128
+    isz = g.get("isz") or 128
     idx = (ino - 1) % g["ipg"]
     return grp["itable"] + idx * isz // g["bs"]
 
@@ -320,17 +326,235 @@ def op_journal(rng, g):
     return "journal_tx", out
 
 
+# ---- where e2fsck takes another source than the primary (issue 23) ---
+
+# jbd2's superblock (block 0 of the journal), big-endian u32 fields
+JSB = {"maxlen": 16, "first": 20, "sequence": 24, "start": 28, "errno": 32,
+       "incompat": 40, "num_fc_blks": 84}
+JBD2_FAST_COMMIT = 0x20
+# mutate.py then sets the groups' free counts from their bitmaps
+NEEDS_RECOUNT = "# then: group recount"
+JBD2_CSUM_V3 = 0x10
+
+
+def _jsb(field, value):
+    """zap_block lines that write VALUE into the journal superblock field
+    (byte by byte: zap_block's pattern is one byte)."""
+    off = JSB[field]
+    return ["zap_block -f <8> -o %d -l 1 -p %d 0" % (off + i, byte)
+            for i, byte in enumerate((value & 0xffffffff).to_bytes(4, "big"))]
+
+
+def _journal_len(g):
+    d = [d for d in g["inos"] if d["ino"] == 8]
+    return len(d[0]["blocks"]) if d else 0
+
+
+def _hidden_in_journal(rng, g):
+    """A file hidden by a committed transaction (hide_journal), or
+    nothing: the edit that follows decides which journal e2fsck reads."""
+    if rng.random() < 0.35:
+        return []
+    d = _pick_owner(rng, g)
+    return hide_journal(rng, g, d) + free_blocks(rng, g, d)
+
+
+def _uuid(rng):
+    h = "%032x" % rng.getrandbits(128)
+    return "-".join((h[:8], h[8:12], h[12:16], h[16:20], h[20:]))
+
+
+def op_jnl_fields(rng, g):
+    """The superblock's journal fields: an external journal named by
+    UUID beside the inode, another journal inode, the backup of inode 8's
+    block map (s_jnl_blocks) and its type."""
+    owners = _owners(g)
+    field, val = rng.choice([
+        ("journal_uuid", _uuid(rng)),	# not "random": a mutant is
+        ("journal_uuid", _uuid(rng)),	# the same each time it is made
+        ("journal_inum", rng.choice([0, 7, 11, rng.choice(owners)["ino"]])),
+        ("jnl_blocks[%d]" % rng.randrange(17),
+         rng.choice([0, _rand_block(rng, g), rng.choice(owners)["blocks"][0]])),
+        ("jnl_backup_type", rng.choice([0, 1, 2]))])
+    return "jnl_" + field.split("[")[0], _hidden_in_journal(rng, g) + [
+        "ssv %s %s" % (field, val)]
+
+
+def op_jnl_inode(rng, g):
+    """Inode 8 fails e2fsck's checks, so that it takes s_jnl_blocks."""
+    field, val = rng.choice([
+        ("links_count", 0), ("mode", rng.choice([0o40755, 0o100644, 0])),
+        ("flags", rng.choice([0x800, 0x80800, 0x0])),
+        ("size", rng.choice([0, g["bs"], 1023 * g["bs"]])),
+        ("blocks", rng.choice([0, 8])),
+        ("block[%d]" % rng.choice([0, 1, 3, 4, 5]),
+         rng.choice([0, _rand_block(rng, g), rng.randrange(1 << 32)]))])
+    return "jnl_inode_" + field.split("[")[0], _hidden_in_journal(rng, g) + [
+        "sif <8> %s %d" % (field, val)]
+
+
+def op_jnl_super(rng, g):
+    """The journal's own superblock: where the log starts, its sequence,
+    an error, its features and size (its checksum, if any, is not kept)."""
+    n = _journal_len(g)
+    field, val = rng.choice([
+        ("start", rng.choice([0, 1, 2, rng.randrange(1, max(2, n))])),
+        ("sequence", rng.choice([0, 1, 2, 3, rng.randrange(1 << 32)])),
+        ("errno", rng.choice([0, -5])),
+        ("incompat", rng.choice([0, JBD2_CSUM_V3, JBD2_FAST_COMMIT,
+                                 JBD2_FAST_COMMIT | JBD2_CSUM_V3])),
+        ("num_fc_blks", rng.choice([0, 1, 256])),
+        ("maxlen", rng.choice([n // 2, n + 1, 1024])),
+        ("first", rng.choice([0, 2]))])
+    return "jsb_" + field, _hidden_in_journal(rng, g) + _jsb(field, val)
+
+
+def op_jnl_fast_commit(rng, g):
+    """A fast-commit area at the journal's tail: the feature on both
+    superblocks, its size, and its blocks written with a pattern."""
+    n = _journal_len(g)
+    fc = rng.choice([1, 4, 16, 256])
+    out = _hidden_in_journal(rng, g) + ["feature fast_commit"]
+    out += _jsb("incompat", JBD2_FAST_COMMIT | rng.choice([0, JBD2_CSUM_V3]))
+    out += _jsb("num_fc_blks", fc)
+    for k in range(rng.choice([1, 2])):
+        out.append("zap_block -f <8> -p %d %d" % (
+            rng.choice([0, 9, 0xff, rng.randrange(256)]),
+            max(1, n - fc + k)))
+    return "jnl_fast_commit", out
+
+
+def _last_in_group(rng, g):
+    """The last inode of a group that owns blocks: the unused area can
+    then hold it alone (other entries in it are refused, 23)."""
+    last = {}
+    for d in g["inos"]:
+        if d["ino"] >= g["first_ino"] and d["type"] == "regular" and d["blocks"]:
+            grp = _group_of_ino(g, d["ino"])
+            if d["ino"] > last.get(grp, {"ino": 0})["ino"]:
+                last[grp] = d
+    return rng.choice(list(last.values())) if last else _pick_owner(rng, g)
+
+
+def op_desc_loc(rng, g):
+    """A group's bitmap or inode table placed on another group's (or its
+    own) metadata or a file's block: e2fsck then trusts a backup of the
+    descriptors, clears UNINIT and itable_unused, and reads every inode.
+    Often with a file hidden in an area the primary calls unused."""
+    grps = g["groups"]
+    grp = rng.randrange(len(grps))
+    other = grps[rng.randrange(len(grps))]
+    field = rng.choice(["block_bitmap", "inode_bitmap", "inode_table"])
+    val = rng.choice([other["bbitmap"], other["ibitmap"],
+                      other["itable"] + rng.choice([0, 1]),
+                      _rand_block(rng, g), _pick_owner(rng, g)["blocks"][0]])
+    out = []
+    if rng.random() < 0.6:
+        # unlinked too, or the entry naming it is refused (23): e2fsck
+        # then finds it in pass 1 and keeps it in lost+found
+        d = _last_in_group(rng, g)
+        out = hide_unused_area(rng, g, d) + free_blocks(rng, g, d)
+        if rng.random() < 0.7:
+            out = hide_unlink(rng, g, d) + out
+    return "desc_" + field, out + _bg(g, grp, field, val) + [NEEDS_RECOUNT]
+
+
+def op_symlink(rng, g):
+    """A slow symlink whose fields disagree on fast or slow: made here
+    (kill_file frees its block and inode, seti takes the inode back) or
+    one of the fixture's.  i_blocks 0 makes it fast to a reader that asks
+    ext2fs_inode_has_valid_blocks2(); e2fsck goes by the size."""
+    links = [d for d in g["inos"] if d["type"] == "symlink" and d["blocks"]]
+    if links and rng.random() < 0.3:
+        d = rng.choice(links)
+        field, val = rng.choice([("blocks", 0), ("size", rng.choice([0, 1, 59, 60, 61])),
+                                 ("block[0]", _rand_block(rng, g)),
+                                 ("flags", d["flags"] ^ EXTENTS_FL)])
+        out = ["sif <%d> %s %d" % (d["ino"], field, val)]
+        if rng.random() < 0.7:
+            out += free_blocks(rng, g, d, whole=True)
+        return "symlink_fixture_" + field.split("[")[0], out
+    name = "/mutlink%d" % rng.randrange(1000)
+    target = "/" + "t" * rng.choice([60, 61, 100, 200, min(g["bs"] - 2, 1000)])
+    out = ["symlink %s %s" % (name, target)]
+    how = rng.choice(["killed", "killed", "size", "block0", "flags"])
+    if how == "killed":
+        out += ["kill_file %s" % name, "seti %s" % name,
+                "sif %s dtime 0" % name, "sif %s blocks 0" % name,
+                NEEDS_RECOUNT]
+    elif how == "size":
+        out.append("sif %s size %d" % (name, rng.choice([0, 1, 30, 59])))
+    elif how == "block0":
+        out.append("sif %s block[0] %d" % (name, _rand_block(rng, g)))
+    else:
+        out.append("sif %s flags 0x%x" % (name, rng.choice([0, EXTENTS_FL,
+                                                            INLINE_DATA_FL])))
+    return "symlink_" + how, out
+
+
+def op_jnl_two_maps(rng, g):
+    """Inode 8 and s_jnl_blocks map two journals: the real one holds a
+    committed transaction (a hidden file), inode 8 is made to fail
+    e2fsck's checks (links 0, not a regular file) and its first block is
+    moved to a free block that gets a copy of the clean, empty journal
+    superblock.  A reader of inode 8 sees an empty log; e2fsck takes the
+    backup map, finds the transaction and replays it."""
+    free = [r for r in g.get("free", []) if r[1] - r[0] >= 4]
+    if not g.get("jsb") or not free:
+        return op_jnl_inode(rng, g)
+    a, b = rng.choice(free)
+    x = rng.randrange(a, b + 1)
+    d = _pick_owner(rng, g)
+    while d["ino"] == 8:
+        d = _pick_owner(rng, g)
+    out = hide_journal(rng, g, d) + free_blocks(rng, g, d, whole=True)
+    if "feature -needs_recovery" not in out:
+        out.append("feature -needs_recovery")
+    out.append("zap_block -p 0 %d" % x)
+    out += ["zap_block -o %d -l 1 -p %d %d" % (i, v, x)
+            for i, v in enumerate(g["jsb"]) if v]
+    if rng.random() < 0.5:
+        out.append("setb %d" % x)
+    # what e2fsck_get_journal() rejects: no links, not regular, smaller
+    # than 1024 blocks, or a size its map does not reach
+    n = _journal_len(g)
+    out.append(rng.choice(["sif <8> links_count 0", "sif <8> links_count 0",
+                           "sif <8> size %d" % (512 * g["bs"]),
+                           "sif <8> size %d" % ((n + 64) * g["bs"]),
+                           "sif <8> mode 040700"]))
+    jflags = [j for j in g["inos"] if j["ino"] == 8][0]["flags"]
+    # block-mapped: i_block[0] is block 0; extents: the first extent's
+    # start (ee_start_lo) is i_block[5] when the tree has depth 0
+    out.append("sif <8> block[%d] %d" % (5 if jflags & EXTENTS_FL else 0, x))
+    return "jnl_two_maps", out + [NEEDS_RECOUNT]
+
+
+OPS_TRUST3 = [(op_jnl_two_maps, 6), (op_jnl_fields, 8), (op_jnl_inode, 6), (op_jnl_super, 8),
+              (op_jnl_fast_commit, 3), (op_desc_loc, 8), (op_symlink, 8)]
+
+
 OPS = [(op_hide_and_free, 60), (op_freeb, 6), (op_freeb_owner, 6), (op_freei, 3),
        (op_free_ea_block, 2),
        (op_setb, 1), (op_clri, 2), (op_set_bg, 6), (op_ssv, 4), (op_sif, 6),
-       (op_resurrect, 4), (op_unlink, 2), (op_journal, 3)]
+       (op_resurrect, 4), (op_unlink, 2), (op_journal, 3)] + OPS_TRUST3
+JOURNAL_OPS = (op_journal, op_jnl_fields, op_jnl_inode, op_jnl_super,
+               op_jnl_fast_commit, op_jnl_two_maps)
 
 
-def generate(rng, g):
-    """The script of one mutant: 1 to 3 operations."""
+def op_names():
+    return [f.__name__[3:] for f, _ in OPS]
+
+
+def generate(rng, g, only=None):
+    """The script of one mutant: 1 to 3 operations (of ONLY: op names,
+    without "op_", if given)."""
+    table = [(f, w) for f, w in OPS if not only or f.__name__[3:] in only]
+    if "has_journal" not in g["features"]:
+        table = [(f, w) for f, w in table if f not in JOURNAL_OPS] or \
+            [(op_hide_and_free, 1)]
     lines = []
     for _ in range(rng.choice([1, 1, 2, 2, 3])):
-        name, out = _weighted(rng, OPS)(rng, g)
+        name, out = _weighted(rng, table)(rng, g)
         if "has_journal" not in g["features"] and any(
                 x.split()[0] in ("jo", "jw", "jc") for x in out):
             continue

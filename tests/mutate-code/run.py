@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""make mutate-code: break e2trim on purpose and require the tests to see it.
+
+Each mutant of mutants.txt is applied to its own scratch copy of the tree
+(the tracked files as they are in the work tree), built there, and run
+against the tests it is tagged with; a mutant none of them kills then
+meets the whole `make check` of its copy (unless QUICK).  Copies share
+nothing, so mutants run side by side (JOBS).  First the tagged tests run
+on an unmutated copy: one that fails there kills nothing (reported as
+BASELINE); in `make check`, only failures of other tests count.
+
+  run.py [--only a,b] [--jobs N] [--quick] [--keep] [--list] [--no-baseline]
+
+Environment: MUTANTS_CODE (same as --only), MUTATE_CODE_QUICK=1 (same as
+--quick), MUTATE_CODE_TMP (where the copies go; default /tmp).
+
+Prints one line a mutant: KILLED (and by which test), SURVIVED (a missing
+test), or STALE (its text is gone or it does not build: fix mutants.txt).
+Exit 1 if any mutant survived or is stale."""
+
+import argparse
+import multiprocessing
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+
+
+def parse(path):
+    """[{name, file, tests, old, new}] of mutants.txt."""
+    muts, cur = [], None
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if line.startswith("== "):
+                cur = {"name": line[3:].strip(), "tests": [], "line": n}
+                muts.append(cur)
+            elif cur is None or not line.strip() or line.startswith("#"):
+                continue
+            elif line.startswith("file: "):
+                cur["file"] = line[6:].strip()
+            elif line.startswith("tests: "):
+                cur["tests"] = line[7:].split()
+            elif line.startswith("- ") or line.startswith("+ "):
+                text = line[2:].replace("\\n", "\n").replace("\\t", "\t")
+                cur["old" if line[0] == "-" else "new"] = text
+            else:
+                sys.exit("%s:%d: cannot read %r" % (path, n, line))
+    for m in muts:
+        for k in ("file", "old", "new"):
+            if k not in m:
+                sys.exit("%s:%d: mutant %s has no %s" % (path, m["line"],
+                                                        m["name"], k))
+    return muts
+
+
+def copy_tree(dst):
+    """The tracked files of the work tree, as they are now, into DST."""
+    files = subprocess.run(["git", "-C", TOP, "ls-files", "-z"],
+                           capture_output=True, check=True).stdout
+    tar = subprocess.Popen(["tar", "-C", TOP, "--null", "-T", "-", "-cf", "-"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    untar = subprocess.Popen(["tar", "-C", dst, "-xf", "-"], stdin=tar.stdout)
+    tar.stdin.write(files)
+    tar.stdin.close()
+    tar.stdout.close()
+    if untar.wait() or tar.wait():
+        raise RuntimeError("copying the tree failed")
+
+
+def apply(dst, m):
+    path = os.path.join(dst, m["file"])
+    if not os.path.exists(path):
+        return "no file %s" % m["file"]
+    with open(path) as f:
+        text = f.read()
+    n = text.count(m["old"])
+    if n != 1:
+        return "the text to replace occurs %d times in %s" % (n, m["file"])
+    with open(path, "w") as f:
+        f.write(text.replace(m["old"], m["new"]))
+    return None
+
+
+def sh(cmd, cwd, env=None, timeout=1800):
+    e = dict(os.environ, **(env or {}))
+    e.pop("MAKEFLAGS", None)
+    e.pop("MFLAGS", None)
+    try:
+        r = subprocess.run(cmd, cwd=cwd, env=e, capture_output=True, text=True,
+                           errors="replace", timeout=timeout)
+        return r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        return -1, "timeout after %d s" % timeout
+
+
+def run_test(dst, name):
+    """0 if test NAME passes on the copy in DST, else its output."""
+    if name.startswith("test_"):
+        rc, out = sh(["make", "--no-print-directory", "build/tests/" + name], dst)
+        if rc:
+            return "does not build: " + out[-300:]
+        rc, out = sh([os.path.join(dst, "build", "tests", name)], dst)
+        return out[-400:] if rc else 0
+    rc, out = sh(["bash", "tests/e2e/run.sh", name], dst,
+                 {"E2TRIM": os.path.join(dst, "build", "e2trim")})
+    if rc == 0 and re.search(r"^PASS ", out, re.M):
+        return 0
+    if rc == 0:
+        return "no test matched %s" % name
+    return out[-400:]
+
+
+def failed_in_check(out):
+    """Names of what `make check` reported as failed."""
+    names = re.findall(r"^FAIL (t_\w+)", out, re.M)
+    names += re.findall(r"^== \S*/(test_\w+)\n(?:(?!^== ).*\n)*?.*FAILED", out, re.M)
+    return sorted(set(names)) or ["make check (exit != 0)"]
+
+
+def baseline(tests, tmp):
+    """The tagged tests that fail on an unmutated copy: they kill nothing."""
+    dst = tempfile.mkdtemp(prefix="e2trim-mc.baseline.", dir=tmp)
+    try:
+        copy_tree(dst)
+        rc, out = sh(["make", "--no-print-directory", "-j1", "all"], dst)
+        if rc:
+            sys.exit("the unmutated tree does not build:\n" + out[-2000:])
+        bad = {}
+        for t in sorted(tests):
+            r = run_test(dst, t)
+            if r:
+                bad[t] = r.strip().splitlines()[-1] if r.strip() else "failed"
+        return bad
+    finally:
+        shutil.rmtree(dst, ignore_errors=True)
+
+
+def one(args):
+    m, quick, keep, tmp, skip = args
+    t0 = time.time()
+    dst = tempfile.mkdtemp(prefix="e2trim-mc.%s." % m["name"], dir=tmp)
+    res = {"name": m["name"], "tests": m["tests"]}
+    try:
+        copy_tree(dst)
+        why = apply(dst, m)
+        if why:
+            res.update(verdict="stale", why=why)
+            return res
+        rc, out = sh(["make", "--no-print-directory", "-j1", "all"], dst)
+        if rc:
+            res.update(verdict="stale", why="does not build: " + out[-300:])
+            return res
+        for t in m["tests"]:
+            if t in skip:
+                continue
+            r = run_test(dst, t)
+            if r:
+                if r.startswith("no test matched") or r.startswith("does not build"):
+                    res.update(verdict="stale", why=r)
+                    return res
+                res.update(verdict="killed", by=[t], how="tagged")
+                return res
+        if quick:
+            res.update(verdict="survived", how="tagged tests only")
+            return res
+        rc, out = sh(["make", "--no-print-directory", "check"], dst,
+                     timeout=3600)
+        by = [t for t in failed_in_check(out) if t not in skip] if rc else []
+        if by:
+            res.update(verdict="killed", by=by, how="make check")
+        else:
+            res.update(verdict="survived", how="make check")
+        return res
+    except Exception as e:	# a harness failure is reported, not hidden
+        res.update(verdict="stale", why="harness: %r" % e)
+        return res
+    finally:
+        res["seconds"] = time.time() - t0
+        if keep:
+            res["dir"] = dst
+        else:
+            shutil.rmtree(dst, ignore_errors=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", default=os.environ.get("MUTANTS_CODE", ""))
+    p.add_argument("--jobs", "-j", type=int, default=1)
+    p.add_argument("--quick", action="store_true",
+                   default=os.environ.get("MUTATE_CODE_QUICK", "") not in ("", "0"))
+    p.add_argument("--keep", action="store_true", help="keep the copies")
+    p.add_argument("--list", action="store_true", help="list the mutants")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="trust that every tagged test passes unmutated")
+    p.add_argument("--mutants", default=os.path.join(HERE, "mutants.txt"))
+    a = p.parse_args()
+    muts = parse(a.mutants)
+    if a.list:
+        for m in muts:
+            print("%-36s %-22s %s" % (m["name"], m["file"], " ".join(m["tests"])))
+        return 0
+    if a.only:
+        want = a.only.replace(",", " ").split()
+        unknown = set(want) - {m["name"] for m in muts}
+        if unknown:
+            sys.exit("unknown mutants: " + " ".join(sorted(unknown)))
+        muts = [m for m in muts if m["name"] in want]
+    tmp = os.environ.get("MUTATE_CODE_TMP") or None
+    t0 = time.time()
+    skip = {}
+    if not a.no_baseline:
+        skip = baseline({t for m in muts for t in m["tests"]}, tmp)
+        for t, why in sorted(skip.items()):
+            print("BASELINE %s fails on the unmutated tree, kills nothing: %s" % (t, why))
+        print("baseline: %.0f s" % (time.time() - t0), flush=True)
+    counts = {"killed": 0, "survived": 0, "stale": 0}
+    survivors, stale = [], []
+    with multiprocessing.Pool(a.jobs) as pool:
+        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp, skip) for m in muts]):
+            v = r["verdict"]
+            counts[v] += 1
+            if v == "killed":
+                print("KILLED   %-36s by %s (%s, %.0f s)" % (
+                    r["name"], ", ".join(r["by"]), r["how"], r["seconds"]), flush=True)
+            elif v == "survived":
+                survivors.append(r)
+                print("SURVIVED %-36s (%s; tagged: %s; %.0f s)" % (
+                    r["name"], r["how"], " ".join(r["tests"]), r["seconds"]), flush=True)
+            else:
+                stale.append(r)
+                print("STALE    %-36s %s" % (r["name"], r["why"].strip()[-300:]), flush=True)
+    print("code mutants %d: killed %d, survived %d, stale %d (%.0f s, %d jobs%s)" % (
+        len(muts), counts["killed"], counts["survived"], counts["stale"],
+        time.time() - t0, a.jobs, ", quick" if a.quick else ""))
+    if survivors:
+        print("survivors (a missing test each): " + " ".join(r["name"] for r in survivors))
+    return 1 if survivors or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
