@@ -272,4 +272,20 @@ be32 84 $((maxlen - 100))
 e2fsck -fn "$img" 2>&1 | grep -q "incorrect fast commit blocks" ||
 	fail "e2fsck takes the fast-commit area"
 refused "$img" "fast-commit area leaves too few blocks"
+
+# --- an error the journal recorded (s_errno) --------------------------------
+# e2fsck then marks the filesystem as having errors and checks it fully;
+# e2trim refuses as for errors recorded in the superblock (13).  No
+# metadata_csum: the journal superblock has no checksum to keep.
+img=$T/errno.img
+mkfs "$img" 64M -t ext4 -b 4096 -O ^metadata_csum
+jb=$(q "$img" "bmap <8> 0")
+run_e2trim -n "$img"
+assert_rc 0 "a clean journal before the error is written"
+be32 32 $((2 ** 32 - 5))	# -EIO
+before=$(sha "$img")
+run_e2trim -v "$img"
+assert_rc 13 "the journal recorded an error"
+assert_grep "the journal recorded error -5" "$ERR" "s_errno named"
+assert_eq "$(sha "$img")" "$before" "s_errno: image changed"
 echo "the journal e2fsck would load: ok"

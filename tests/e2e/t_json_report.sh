@@ -71,6 +71,10 @@ e2fsck -fn "$img" >/dev/null 2>&1 || fail "e2fsck after"
 run_e2trim -n --json -m 64K -l 32M "$img"
 assert_eq "$(q "$OUT" "${e}[\"request\"]")" \
 	"{'offset': 0, 'length': 33554432, 'minimum': 65536, 'minimum_applied': 65536}" "request"
+# -o as asked: the request's offset is the one given, not 0
+run_e2trim -n --json -o 4M -l 32M "$img"
+assert_eq "$(q "$OUT" "${e}[\"request\"][\"offset\"], ${e}[\"request\"][\"length\"]")" \
+	"(4194304, 33554432)" "request offset and length with -o 4M"
 
 # Every documented number against a figure of its own, where the extent
 # count, the requests and the bytes all differ: a labelled 1 KiB-block

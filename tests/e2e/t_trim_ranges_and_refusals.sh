@@ -61,6 +61,20 @@ PY
 assert_eq "$(used_blocks_digest "$img")" "$used" "used blocks after zeroout"
 e2fsck -fn "$dev" >/dev/null 2>&1 || fail "e2fsck after zeroout"
 
+# --zeroout on the image file itself: FALLOC_FL_ZERO_RANGE, which keeps
+# the file's allocation (the zeroed blocks become unwritten extents); a
+# punched hole would read as zeros too, but give the blocks back
+cp --sparse=never "$img" "$T/z.img"
+sync
+a0=$(alloc_bytes "$T/z.img")
+run_e2trim -v -z "$T/z.img"
+assert_rc 0 "zeroout on an image file"
+sync
+a1=$(alloc_bytes "$T/z.img")
+[ "$a1" -ge "$a0" ] || fail "zeroout on an image file: it lost $((a0 - a1)) allocated bytes (punched?)"
+assert_eq "$(used_blocks_digest "$T/z.img")" "$used" "used blocks after zeroout (image file)"
+rm -f "$T/z.img"
+
 # --secure: loop devices cannot; exit 2 and nothing done
 if [ "$(cat /sys/block/"$(basename "$dev")"/queue/discard_granularity)" != 0 ]; then
 	run_e2trim -s "$dev"
