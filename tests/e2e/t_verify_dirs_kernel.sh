@@ -59,4 +59,20 @@ case_dir() {
 case_dir inline 2 a 0x10000000		# 4 + 2 * 12 bytes: in i_block
 case_dir inline-xattr 6 a 0x10000000	# past 60 bytes: system.data
 case_dir htree 400 entry-with-a-long-name- 0x81000	# extents, index
+
+# Not only directory entries: an inode the superblock names (here the
+# user quota inode) is read by e2fsck whatever the descriptors say, so it
+# too must lie in the used part of its group.  Refused with 23, naming it.
+img=$T/quota.img
+mkfs "$img" 32M -t ext4 -g 2048
+g=$(dumpe2fs "$img" 2>/dev/null | sed -n 's/^Group \([0-9]*\):.*INODE_UNINIT.*/\1/p' | head -1)
+[ -n "$g" ] || fail "quota: no group left with INODE_UNINIT"
+ino=$((g * 2048 + 1))
+debugfs -w -R "ssv usr_quota_inum $ino" "$img" >/dev/null 2>&1 || fail "quota: ssv"
+sum=$(file_md5 "$img")
+run_e2trim -n "$img"
+assert_rc 23 "quota: the superblock names inode $ino"
+assert_grep "the superblock names inode $ino, in an unused part of group $g" "$ERR" \
+	"quota: names the inode and its group"
+assert_eq "$(file_md5 "$img")" "$sum" "quota: image changed"
 exit 0
