@@ -351,10 +351,10 @@ multi_row() {	# NAME CMD (gets $L1..$L4)
 			export "L$i=$(losetup -f --show "$dir/multi-$i.img")"
 		done
 		read -r r0 s0 < <(for i in 1 2 3 4; do v="L$i"; disc "${!v}"; done |
-			awk '{r += $1; s += $2} END {print r, s}')
+			awk '{r += $1; s += $2} END {printf "%.0f %.0f\n", r, s}')
 		timed "$@"
 		read -r r1 s1 < <(for i in 1 2 3 4; do v="L$i"; disc "${!v}"; done |
-			awk '{r += $1; s += $2} END {print r, s}')
+			awk '{r += $1; s += $2} END {printf "%.0f %.0f\n", r, s}')
 		for i in 1 2 3 4; do
 			v="L$i"
 			losetup -d "${!v}"
