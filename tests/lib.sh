@@ -324,8 +324,11 @@ alloc_bytes() { echo $(( $(stat -c %b "$1") * 512 )); }
 # Loop devices made by a test are detached when it exits.
 LOOPS=()
 MOUNTS=()
+# servers a test started in the background: cleanup() stops them
+PIDS=()
 cleanup() {
-	local m l
+	local m l p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	# a test that failed while e2trim waited at its pause point
 	[ ! -s "${PAUSE:-/nonexistent}.pid" ] || kill -9 "$(cat "$PAUSE.pid")" 2>/dev/null
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done

@@ -9,14 +9,6 @@
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps installs qemu-utils)"
 
-PIDS=()
-# shellcheck disable=SC2317  # called by the trap
-stop_servers() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	cleanup
-}
-trap stop_servers EXIT
 # wait_file F: until the server has written its pid file / made its socket
 wait_file() {
 	local i

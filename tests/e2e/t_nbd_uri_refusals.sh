@@ -9,14 +9,6 @@
 command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps installs qemu-utils)"
 command -v nbdkit >/dev/null || skip "nbdkit not installed (make deps installs it)"
 
-PIDS=()
-# shellcheck disable=SC2317  # called by the trap
-stop_servers() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	cleanup
-}
-trap stop_servers EXIT
 # No server is waited for by the clock.  kit NAME ARGS...: nbdkit in the
 # foreground whose pid file is a FIFO: it writes its pid there once it
 # accepts connections, and the test reads it; $KIT is its pid.
