@@ -106,7 +106,7 @@ ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
 CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/targets.c \
-	    src/cli/targets_parts.c src/cli/targets_run.c \
+	    src/cli/target_list.c src/cli/targets_parts.c src/cli/targets_run.c \
 	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
@@ -162,9 +162,11 @@ else
 BIN_LIB := $(LIB_A)
 BIN_LINK = $(LIB_A)
 endif
-$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(BIN_LINK) \
-		$(PKG_LIBS) -lpthread
+# sysfs.c, a leaf that reads one sysfs line, serves the command too: the
+# shared library does not export it.
+$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(B)/sysfs.o $(BIN_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(B)/sysfs.o \
+		$(BIN_LINK) $(PKG_LIBS) -lpthread
 
 # White-box tests: every object, the command's too (not its main).
 $(B)/tests/test_uring: tests/unit/test_uring.c $(LIB_OBJS) | $(B)/tests

@@ -27,7 +27,7 @@ enum progress_mode {
 	PROGRESS_OFF,
 };
 
-struct e2trim_control {
+struct cli_control {
 	const char *device;	/* the target in messages (one at a time) */
 	const char *path;	/* what to open: device without "?offset=N" */
 	struct e2trim_range range;	/* -o, -l, -m */

@@ -203,7 +203,7 @@ enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_JSON, OPT_TARGETS_FROM,
        OPT_ZERO_FILL, OPT_HISTOGRAM, OPT_PROGRESS, OPT_NO_PROGRESS,
        OPT_FORMAT };
 
-static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
+static void parse_args(int argc, char **argv, struct cli_control *ctl)
 {
 	static const struct option longopts[] = {
 		{ "offset",  required_argument, NULL, 'o' },
@@ -328,7 +328,7 @@ static void parse_args(int argc, char **argv, struct e2trim_control *ctl)
 }
 
 /* The gates --force let pass: each worth a warning. */
-static void warn_forced(const struct e2trim_control *ctl,
+static void warn_forced(const struct cli_control *ctl,
 			const struct e2trim *t)
 {
 	char what[512], *fix;
@@ -350,7 +350,7 @@ static void warn_forced(const struct e2trim_control *ctl,
 }
 
 /* What the library found worth a warning, each said once. */
-static void warn_new(const struct e2trim_control *ctl, const struct e2trim *t,
+static void warn_new(const struct cli_control *ctl, const struct e2trim *t,
 		     unsigned int *said)
 {
 	const char *w;
@@ -374,7 +374,7 @@ static void stop_on_signals(struct e2trim *t)
 
 static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
-	const struct e2trim_control *ctl = priv;
+	const struct cli_control *ctl = priv;
 
 	if (ctl->list)
 		progress_clear();
@@ -383,7 +383,7 @@ static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 }
 
 /* After apply: the summary, or why it stopped and what was done by then. */
-static void report(const struct e2trim_control *ctl, const struct e2trim *t,
+static void report(const struct cli_control *ctl, const struct e2trim *t,
 		   errcode_t err)
 {
 	const struct e2trim_result *r = e2trim_result(t);
@@ -431,7 +431,7 @@ static errcode_t timed_verify(struct e2trim *t)
 	return err;
 }
 
-static errcode_t trim(const struct e2trim_control *ctl, struct e2trim *t,
+static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 		      struct outcome *o)
 {
 	unsigned int said = 0;
@@ -486,10 +486,10 @@ static void keep_outcome(struct outcome *o, const struct e2trim *t,
 	}
 }
 
-static void run_target(const struct e2trim_control *base,
+static void run_target(const struct cli_control *base,
 		       struct target_rec *r)
 {
-	struct e2trim_control ctl = *base;
+	struct cli_control ctl = *base;
 	struct outcome *o = &r->out;
 	struct e2trim *t = NULL;
 	errcode_t err;
@@ -534,7 +534,7 @@ static void run_target(const struct e2trim_control *base,
 
 int main(int argc, char **argv)
 {
-	struct e2trim_control ctl = { .range.len_bytes = UINT64_MAX };
+	struct cli_control ctl = { .range.len_bytes = UINT64_MAX };
 	struct target_list l;
 	int code;
 

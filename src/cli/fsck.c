@@ -66,7 +66,7 @@ const char *fsck_describe(int code, char *buf, size_t len)
 	return buf;
 }
 
-void fsck_argv(const struct e2trim_control *ctl, const char *prog,
+void fsck_argv(const struct cli_control *ctl, const char *prog,
 	       const char *target, const char *argv[FSCK_ARGV_MAX])
 {
 	int n = 0;
@@ -131,7 +131,7 @@ static errcode_t fsck_fails(const char *device, errcode_t err,
 	return err;
 }
 
-errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t)
+errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 {
 	const char *argv[FSCK_ARGV_MAX];
 	const char *prog = getenv("E2FSCK");

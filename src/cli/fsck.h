@@ -44,7 +44,7 @@ const char *fsck_describe(int code, char *buf, size_t len);
  * FSCK_ARGV_MAX pointers, the last one NULL.
  */
 #define FSCK_ARGV_MAX 5
-void fsck_argv(const struct e2trim_control *ctl, const char *prog,
+void fsck_argv(const struct cli_control *ctl, const char *prog,
 	       const char *target, const char *argv[FSCK_ARGV_MAX]);
 
 /*
@@ -58,6 +58,6 @@ void fsck_argv(const struct e2trim_control *ctl, const char *prog,
  * Nothing e2fsck did is trusted beyond that: every gate runs again on
  * open.
  */
-errcode_t fsck_run(const struct e2trim_control *ctl, struct e2trim *t);
+errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t);
 
 #endif /* E2TRIM_FSCK_H */

@@ -199,7 +199,7 @@ static void filesystem(struct json *j, const struct e2trim_result *r)
 	json_close(j);
 }
 
-static void request(struct json *j, const struct e2trim_control *ctl,
+static void request(struct json *j, const struct cli_control *ctl,
 		    const struct outcome *o)
 {
 	json_open(j, "request");
@@ -267,7 +267,7 @@ static void result(struct json *j, const struct outcome *o)
  * --histogram: the free extents by size, bucket by bucket (those with
  * extents only), "max" null for the last, open-ended one.
  */
-static void histogram(struct json *j, const struct e2trim_control *ctl,
+static void histogram(struct json *j, const struct cli_control *ctl,
 		      const struct outcome *o)
 {
 	const struct e2trim_histogram *h = &o->hist;
@@ -302,7 +302,7 @@ static void histogram(struct json *j, const struct e2trim_control *ctl,
 	json_close(j);
 }
 
-static void target(struct json *j, const struct e2trim_control *ctl,
+static void target(struct json *j, const struct cli_control *ctl,
 		   const struct target_rec *r)
 {
 	const struct outcome *o = &r->out;
@@ -327,7 +327,7 @@ static void target(struct json *j, const struct e2trim_control *ctl,
 	json_close(j);
 }
 
-void json_document(const struct e2trim_control *ctl,
+void json_document(const struct cli_control *ctl,
 		   const struct target_list *l, int exit_code)
 {
 	struct json j;

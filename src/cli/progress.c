@@ -122,7 +122,7 @@ static void on_progress(void *priv, enum e2trim_stage stage,
 	draw(done_bytes, total_bytes, now);
 }
 
-void progress_start(const struct e2trim_control *ctl, struct e2trim *t)
+void progress_start(const struct cli_control *ctl, struct e2trim *t)
 {
 	const char *delay = getenv("E2TRIM_PROGRESS_DELAY_MS");
 	int on;

@@ -11,7 +11,7 @@
  * Draw progress for @t if @ctl says so: --progress, or by default when
  * stderr is a terminal (and not -q); --no-progress never.
  */
-void progress_start(const struct e2trim_control *ctl, struct e2trim *t);
+void progress_start(const struct cli_control *ctl, struct e2trim *t);
 
 /* Erase the line, if one is drawn, before anything else is printed. */
 void progress_clear(void);

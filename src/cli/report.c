@@ -13,7 +13,7 @@
 #include "report.h"
 #include "size.h"
 
-void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
+void report_extent(const struct cli_control *ctl, uint64_t start_bytes,
 		   uint64_t len_bytes)
 {
 	FILE *out = cli_out();
@@ -22,7 +22,7 @@ void report_extent(const struct e2trim_control *ctl, uint64_t start_bytes,
 		fprintf(out, "%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
 }
 
-void report_minlen_raised(const struct e2trim_control *ctl,
+void report_minlen_raised(const struct cli_control *ctl,
 			  const struct e2trim_result *r)
 {
 	char h[HUMAN_SIZE_LEN];
@@ -36,7 +36,7 @@ void report_minlen_raised(const struct e2trim_control *ctl,
 }
 
 /* --zero-fill -v: what was written, and what was zero already. */
-static void report_zero_fill(const struct e2trim_control *ctl,
+static void report_zero_fill(const struct cli_control *ctl,
 			     const struct e2trim_result *r)
 {
 	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
@@ -49,7 +49,7 @@ static void report_zero_fill(const struct e2trim_control *ctl,
 		r->bytes_already_zero);
 }
 
-void report_summary(const struct e2trim_control *ctl,
+void report_summary(const struct cli_control *ctl,
 		    const struct e2trim_result *r)
 {
 	char h[HUMAN_SIZE_LEN];
@@ -86,7 +86,7 @@ void report_summary(const struct e2trim_control *ctl,
  * The image file's allocated size before and after, and the saving: what
  * du shows, the number that matters for a VM image (a qcow2's own file).
  */
-void report_allocated(const struct e2trim_control *ctl,
+void report_allocated(const struct cli_control *ctl,
 		      const struct e2trim_result *r)
 {
 	char b[HUMAN_SIZE_LEN], a[HUMAN_SIZE_LEN], s[HUMAN_SIZE_LEN];
@@ -106,7 +106,7 @@ void report_allocated(const struct e2trim_control *ctl,
 		after > before ? "more" : "saved");
 }
 
-void report_partial(const struct e2trim_control *ctl,
+void report_partial(const struct cli_control *ctl,
 		    const struct e2trim_result *r, const char *why)
 {
 	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];

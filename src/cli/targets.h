@@ -8,51 +8,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
-#include "output.h"
-
-/*
- * What a filesystem lives on, for -j: two targets with the same disk key
- * never run at once (the way fsck -A groups them).  A partition's key is
- * its disk's, a loop device's the file behind it.
- */
-struct disk_key {
-	int kind;		/* 0: unknown (alone), 1: block device, 2: file */
-	dev_t dev;		/* the disk's device number, or the file's st_dev */
-	ino_t ino;		/* the file's inode */
-};
-
-/* What happened to one target: filled in by run_target(). */
-struct outcome {
-	errcode_t err;
-	int exit_code;
-	char message[1024];		/* the error in words, "" if none */
-	struct e2trim_result res;	/* a copy, taken before the handle goes */
-	struct e2trim_histogram hist;	/* --histogram: a copy too */
-	unsigned int opened : 1,	/* res has the filesystem's fields */
-		     applied : 1;	/* res has the device and the result */
-};
-
-struct target_rec {
-	char *name;		/* as given: JSON's "target" */
-	char *label;		/* in messages: the name, or "<name>, partition N" */
-	char *path;		/* what is opened: the name without "?offset=N" */
-	struct e2trim_options opts;	/* partition, offset */
-	struct disk_key disk;	/* -j: never two on one disk at once */
-	struct disk_key same;	/* given twice: same file/device ... */
-	uint64_t same_offset_bytes;	/* ... at the same offset (loop -o) */
-	unsigned int partno;	/* JSON's "partition": -p N, or of -p all */
-	errcode_t pre_err;	/* refused before anything was opened */
-	char *pre_msg;		/* in words */
-	struct outcome out;
-	struct out_buf *buf;	/* -j: its lines, printed in order */
-	unsigned int running : 1,
-		     done : 1;
-};
-
-struct target_list {
-	struct target_rec *v;
-	unsigned int n, cap;
-};
+#include "target_list.h"
 
 /*
  * Every target the command line names, in order: the arguments, then
@@ -60,7 +16,7 @@ struct target_list {
  * a target given twice marked.  Returns 0, or -1 when out of memory or
  * the --targets-from file cannot be read (said on stderr).
  */
-int targets_build(const struct e2trim_control *ctl, struct target_list *l);
+int targets_build(const struct cli_control *ctl, struct target_list *l);
 
 /*
  * Run them all through @run (up to ctl->jobs at once, never two on one disk), print
@@ -68,22 +24,10 @@ int targets_build(const struct e2trim_control *ctl, struct target_list *l);
  * Returns the exit code: a single target's own; for several, 0 when all
  * succeeded, 64 when some failed, 65 when all did, 32 when interrupted.
  */
-typedef void (*target_fn)(const struct e2trim_control *ctl,
+typedef void (*target_fn)(const struct cli_control *ctl,
 			  struct target_rec *r);
-int targets_run(const struct e2trim_control *ctl, struct target_list *l,
+int targets_run(const struct cli_control *ctl, struct target_list *l,
 		target_fn run);
-
-void targets_free(struct target_list *l);
-
-/* A new entry at the end of @l (name, label and path @name); NULL: no memory. */
-struct target_rec *target_add(struct target_list *l, const char *name);
-
-/* Which disk @r is on and what it is (its path is set). */
-void target_identify(struct target_rec *r);
-
-/* @r is refused before it runs: @code, with particulars or a whole message. */
-void target_refuse(struct target_rec *r, errcode_t code, const char *detail);
-void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg);
 
 /*
  * -p all: each target becomes one entry per ext2/3/4 partition of its
@@ -93,13 +37,13 @@ void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg);
 int targets_expand_all(struct target_list *l);
 
 /* --json: the whole document on stdout (json.c). */
-void json_document(const struct e2trim_control *ctl,
+void json_document(const struct cli_control *ctl,
 		   const struct target_list *l, int exit_code);
 
 /* Set by SIGINT and SIGTERM: no new target starts, none goes on. */
 extern volatile sig_atomic_t cli_stop;
 
-/* SIGINT and SIGTERM set cli_stop (targets_run.c). */
+/* SIGINT and SIGTERM set cli_stop (targets_run.c, which owns it). */
 void catch_signals(void);
 
 #endif /* E2TRIM_TARGETS_H */

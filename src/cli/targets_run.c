@@ -22,7 +22,7 @@
 #include "test_hooks.h"
 
 struct sched {
-	const struct e2trim_control *ctl;
+	const struct cli_control *ctl;
 	target_fn run;
 	struct target_list *l;
 	pthread_mutex_t lock;
@@ -95,6 +95,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+volatile sig_atomic_t cli_stop;
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -165,7 +167,7 @@ static int exit_code(const struct target_list *l)
 				E2TRIM_EXIT_SOME_FAILED;
 }
 
-int targets_run(const struct e2trim_control *ctl, struct target_list *l,
+int targets_run(const struct cli_control *ctl, struct target_list *l,
 		target_fn run)
 {
 	struct sched s = { .ctl = ctl, .run = run, .l = l,

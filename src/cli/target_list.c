@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * target_list.c - the list of targets and what each one lives on
+ *
+ * Two keys per target: the disk it is on (-j never runs two targets of
+ * one disk at once, as fsck -A groups them: a partition belongs to its
+ * disk, a loop device to the file behind it) and the thing itself (a
+ * target given twice under two names is refused after its first entry).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+#include "target_list.h"
+
+static void file_key(const struct stat *st, struct disk_key *k)
+{
+	k->kind = 2;
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+}
+
+/*
+ * The disk under block device @rdev: a partition's parent, and for a
+ * loop device the file behind it (*@loop_off_bytes: where the loop
+ * starts in it).
+ */
+static void blkdev_disk(dev_t rdev, struct disk_key *k,
+			uint64_t *loop_off_bytes)
+{
+	char line[PATH_MAX];
+	unsigned int maj, min;
+	struct stat st;
+
+	k->kind = 1;
+	k->dev = rdev;
+	k->ino = 0;
+	if (!sysfs_line(rdev, "partition", line, sizeof(line)) &&
+	    !sysfs_line(rdev, "../dev", line, sizeof(line)) &&
+	    sscanf(line, "%u:%u", &maj, &min) == 2)
+		k->dev = makedev(maj, min);
+	if (sysfs_line(k->dev, "loop/backing_file", line, sizeof(line)) ||
+	    stat(line, &st))
+		return;
+	*loop_off_bytes = sysfs_u64(k->dev, "loop/offset");
+	file_key(&st, k);
+}
+
+int disk_key_same(const struct disk_key *a, const struct disk_key *b)
+{
+	return a->kind && a->kind == b->kind && a->dev == b->dev &&
+	       a->ino == b->ino;
+}
+
+struct target_rec *target_add(struct target_list *l, const char *name)
+{
+	struct target_rec *r;
+
+	if (l->n == l->cap) {
+		r = realloc(l->v, (l->cap * 2 + 8) * sizeof(*r));
+		if (!r)
+			return NULL;
+		l->v = r;
+		l->cap = l->cap * 2 + 8;
+	}
+	r = &l->v[l->n];
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(name);
+	r->label = strdup(name);
+	r->path = strdup(name);
+	if (!r->name || !r->label || !r->path) {
+		free(r->name);
+		free(r->label);
+		free(r->path);
+		return NULL;
+	}
+	l->n++;
+	return r;
+}
+
+void target_refuse(struct target_rec *r, errcode_t code, const char *detail)
+{
+	char text[1024], msg[PATH_MAX + 1024];
+	const char *fix;
+	int leads = code == E2TRIM_ERR_USAGE || code == E2TRIM_ERR_TARGETS_FILE;
+
+	/* worded as the library words its own: "what (detail); fix" */
+	e2trim_message(NULL, code, text, sizeof(text));
+	fix = strstr(text, "; ");
+	if (leads)
+		snprintf(msg, sizeof(msg), "%s%s", detail, fix ? fix : "");
+	else
+		snprintf(msg, sizeof(msg), "%.*s (%s)%s",
+			 (int)(fix ? fix - text : (long)strlen(text)), text,
+			 detail, fix ? fix : "");
+	target_refuse_msg(r, code, msg);
+}
+
+void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg)
+{
+	r->pre_err = code;
+	free(r->pre_msg);
+	r->pre_msg = strdup(msg);
+}
+
+/* Which disk it is on, and what it is, for -j and for "given twice". */
+void target_identify(struct target_rec *r)
+{
+	struct stat st;
+
+	if (stat(r->path, &st))
+		return;		/* e2trim_open() says why */
+	if (S_ISBLK(st.st_mode)) {
+		r->same.kind = 1;
+		r->same.dev = st.st_rdev;
+		blkdev_disk(st.st_rdev, &r->disk, &r->same_offset_bytes);
+		if (r->disk.kind == 2)	/* a loop device: its file */
+			r->same = r->disk;
+	} else if (S_ISREG(st.st_mode)) {
+		file_key(&st, &r->disk);
+		r->same = r->disk;
+	}
+}
+
+void targets_free(struct target_list *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].label);
+		free(l->v[i].path);
+		free(l->v[i].pre_msg);
+		out_buf_free(l->v[i].buf);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * target_list.h - the targets of one run: a growing list of records,
+ * each with the disk it lives on.  The bottom of the command's target
+ * family: targets.c builds the list, targets_parts.c expands -p all,
+ * targets_run.c runs it; all three add, identify and refuse through here.
+ */
+#ifndef E2TRIM_TARGET_LIST_H
+#define E2TRIM_TARGET_LIST_H
+
+#include <sys/types.h>
+
+#include "cli.h"
+#include "output.h"
+
+/*
+ * What a filesystem lives on, for -j: two targets with the same disk key
+ * never run at once (the way fsck -A groups them).  A partition's key is
+ * its disk's, a loop device's the file behind it.
+ */
+struct disk_key {
+	int kind;		/* 0: unknown (alone), 1: block device, 2: file */
+	dev_t dev;		/* the disk's device number, or the file's st_dev */
+	ino_t ino;		/* the file's inode */
+};
+
+/* What happened to one target: filled in by run_target(). */
+struct outcome {
+	errcode_t err;
+	int exit_code;
+	char message[1024];		/* the error in words, "" if none */
+	struct e2trim_result res;	/* a copy, taken before the handle goes */
+	struct e2trim_histogram hist;	/* --histogram: a copy too */
+	unsigned int opened : 1,	/* res has the filesystem's fields */
+		     applied : 1;	/* res has the device and the result */
+};
+
+struct target_rec {
+	char *name;		/* as given: JSON's "target" */
+	char *label;		/* in messages: the name, or "<name>, partition N" */
+	char *path;		/* what is opened: the name without "?offset=N" */
+	struct e2trim_options opts;	/* partition, offset */
+	struct disk_key disk;	/* -j: never two on one disk at once */
+	struct disk_key same;	/* given twice: same file/device ... */
+	uint64_t same_offset_bytes;	/* ... at the same offset (loop -o) */
+	unsigned int partno;	/* JSON's "partition": -p N, or of -p all */
+	errcode_t pre_err;	/* refused before anything was opened */
+	char *pre_msg;		/* in words */
+	struct outcome out;
+	struct out_buf *buf;	/* -j: its lines, printed in order */
+	unsigned int running : 1,
+		     done : 1;
+};
+
+struct target_list {
+	struct target_rec *v;
+	unsigned int n, cap;
+};
+
+void targets_free(struct target_list *l);
+
+/* A new entry at the end of @l (name, label and path @name); NULL: no memory. */
+struct target_rec *target_add(struct target_list *l, const char *name);
+
+/* Which disk @r is on and what it is (its path is set). */
+void target_identify(struct target_rec *r);
+
+/* @r is refused before it runs: @code, with particulars or a whole message. */
+void target_refuse(struct target_rec *r, errcode_t code, const char *detail);
+void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg);
+
+/* @a and @b are known, and the same file or device. */
+int disk_key_same(const struct disk_key *a, const struct disk_key *b);
+
+#endif /* E2TRIM_TARGET_LIST_H */
