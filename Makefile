@@ -92,11 +92,11 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/journal_inode.
 	    src/plan.c \
 	    src/check_desc.c \
 	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
-	    src/verify.c src/verify_inodes.c src/verify_rules.c \
+	    src/verify.c src/verify_ref.c src/verify_inodes.c src/verify_rules.c \
 	    src/verify_dirs.c src/verify_counts.c \
 	    src/range_read.c src/itable_read.c \
-	    src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
-	    src/target_zero.c src/target_zero_read.c \
+	    src/target_core.c src/target_data_map.c src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
+	    src/target_zero.c src/target_zero_read.c src/target_zero_write.c \
 	    src/apply.c src/errors.c \
 	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
 	    src/image_format.c src/target_nbd.c \

@@ -69,20 +69,6 @@ void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv)
 	t->progress_priv = priv;
 }
 
-/* A step of 1/1024 of the stage, at least 1 MiB: a bounded number of calls. */
-void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
-		  uint64_t total)
-{
-	uint64_t step = total / 1024 > (1u << 20) ? total / 1024 : 1u << 20;
-
-	if (!t->progress)
-		return;
-	if (done != 0 && done < total && done < t->progress_next)
-		return;
-	t->progress_next = done + step;
-	t->progress(t->progress_priv, stage, done, total);
-}
-
 errcode_t e2trim_verify(struct e2trim *t)
 {
 	struct plan_source src;

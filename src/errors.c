@@ -269,3 +269,17 @@ void lib_register_error_tables(void)
 {
 	pthread_once(&tables_once, register_tables);
 }
+
+/* A step of 1/1024 of the stage, at least 1 MiB: a bounded number of calls. */
+void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
+		  uint64_t total)
+{
+	uint64_t step = total / 1024 > (1u << 20) ? total / 1024 : 1u << 20;
+
+	if (!t->progress)
+		return;
+	if (done != 0 && done < total && done < t->progress_next)
+		return;
+	t->progress_next = done + step;
+	t->progress(t->progress_priv, stage, done, total);
+}

@@ -8,6 +8,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim_int.h"
+#include "journal_inode.h"
 
 /*
  * Read the journal's superblock (internal, or external found by UUID) and
@@ -18,19 +19,5 @@
  * error), the particulars in @t.
  */
 errcode_t journal_check(struct e2trim *t);
-
-/* The part of the journal superblock e2fsck looks at before replaying. */
-#define JOURNAL_SB_SIZE		1024
-
-/*
- * journal_inode.c: the internal journal's superblock, read through inode
- * s_journal_inum when e2fsck would take that inode as the journal, and the
- * journal's length in blocks (its size).  Returns 0, or 1 with @why saying
- * why e2fsck would not use the inode as it is (then e2fsck loads the
- * superblock's backup of its block map, or deletes the journal) or why the
- * superblock cannot be read.
- */
-int journal_inode_sb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
-		     char *why, size_t len);
 
 #endif /* E2TRIM_JOURNAL_CHECK_H */

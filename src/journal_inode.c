@@ -24,7 +24,7 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "journal_check.h"
+#include "journal_inode.h"
 
 #define JBD2_MIN_JOURNAL_BLOCKS	1024
 

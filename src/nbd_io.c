@@ -99,18 +99,18 @@ static void read_caps(struct nbd_conn *c)
 	int64_t v;
 
 	v = nbd_get_size(c->h);
-	c->size_bytes = v > 0 ? (uint64_t)v : 0;
-	c->can_trim = nbd_can_trim(c->h) == 1 && nbd_is_read_only(c->h) != 1;
-	c->has_status = nbd_can_meta_context(c->h,
+	c->srv.size_bytes = v > 0 ? (uint64_t)v : 0;
+	c->srv.can_trim = nbd_can_trim(c->h) == 1 && nbd_is_read_only(c->h) != 1;
+	c->srv.has_status = nbd_can_meta_context(c->h,
 					     LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
-	c->has_depth = c->has_status &&
+	c->srv.has_depth = c->srv.has_status &&
 		       nbd_can_meta_context(c->h, NBD_CONTEXT_DEPTH) == 1;
 	v = nbd_get_block_size(c->h, LIBNBD_SIZE_MINIMUM);
-	c->min_block = v > 0 ? (uint64_t)v : 0;
+	c->srv.min_block = v > 0 ? (uint64_t)v : 0;
 	v = nbd_get_block_size(c->h, LIBNBD_SIZE_PREFERRED);
-	c->pref_block = v > 0 ? (uint64_t)v : 0;
+	c->srv.pref_block = v > 0 ? (uint64_t)v : 0;
 	v = nbd_get_block_size(c->h, LIBNBD_SIZE_MAXIMUM);
-	c->max_block = v > 0 ? (uint64_t)v : 0;
+	c->srv.max_block = v > 0 ? (uint64_t)v : 0;
 }
 
 static void nbd_why(char *why, size_t len)
@@ -266,19 +266,13 @@ enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
 	/* waits for the server to exit: its lock is gone after */
 	nbd_close(c->h);
 	c->h = NULL;
-	c->can_trim = 0;
+	c->srv.can_trim = 0;
 	rc = nbd_conn_open_image(&n, path, format, read_only, why, len);
 	if (rc)
 		return rc;
 	c->h = n->h;
 	n->h = NULL;
-	c->size_bytes = n->size_bytes;
-	c->min_block = n->min_block;
-	c->pref_block = n->pref_block;
-	c->max_block = n->max_block;
-	c->can_trim = n->can_trim;
-	c->has_status = n->has_status;
-	c->has_depth = n->has_depth;
+	c->srv = n->srv;
 	nbd_conn_close(n);
 	return NBD_OPEN_OK;
 }
@@ -288,10 +282,10 @@ static int pread_aligned(struct nbd_conn *c, unsigned char *p, size_t len,
 			 uint64_t off)
 {
 	/* qemu-nbd takes 32 MiB at most in one request */
-	size_t max = c->max_block ? c->max_block : (32U << 20), n;
+	size_t max = c->srv.max_block ? c->srv.max_block : (32U << 20), n;
 
-	if (c->min_block > 1)
-		max -= max % c->min_block;
+	if (c->srv.min_block > 1)
+		max -= max % c->srv.min_block;
 	while (len) {
 		n = len < max ? len : max;
 		if (nbd_pread(c->h, p, n, off, 0) == -1)
@@ -310,7 +304,7 @@ static int pread_aligned(struct nbd_conn *c, unsigned char *p, size_t len,
  */
 int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
 {
-	uint64_t mb = c->min_block, a, b;
+	uint64_t mb = c->srv.min_block, a, b;
 	unsigned char *tmp;
 	int rc;
 
@@ -320,7 +314,7 @@ int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
 	b = off + len;
 	if (b % mb)
 		b += mb - b % mb;
-	if (b > c->size_bytes)
+	if (b > c->srv.size_bytes)
 		return EINVAL;	/* an export whose size is not in blocks */
 	tmp = malloc(b - a);
 	if (!tmp)
@@ -433,11 +427,11 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
 	int rc;
 
-	if (off >= p->conn->size_bytes)
+	if (off >= p->conn->srv.size_bytes)
 		have = 0;
 	else
-		have = p->conn->size_bytes - off < size ?
-		       p->conn->size_bytes - off : size;
+		have = p->conn->srv.size_bytes - off < size ?
+		       p->conn->srv.size_bytes - off : size;
 	if (have && p->ra && nbd_ra_take(p->ra, buf, off, have))
 		rc = 0;
 	else

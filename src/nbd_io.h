@@ -15,30 +15,7 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
-struct nbd_handle;
-
-/*
- * qemu-nbd's block status of the backing chain (with -A): 0 unallocated,
- * 1 in the top layer, 2 and up in a backing file.  Only the top layer's
- * clusters can be freed; base:allocation calls a backing file's
- * clusters data too.
- */
-#define NBD_CONTEXT_DEPTH "qemu:allocation-depth"
-
-struct nbd_conn {
-	struct nbd_handle *h;
-	char name[40];		/* "nbd-conn:<address>": what ext2fs_open2()
-				   gives nbd_io_manager's open */
-	uint64_t size_bytes;	/* of the export */
-	uint64_t min_block;	/* the server's block sizes, 0: not said */
-	uint64_t pref_block;
-	uint64_t max_block;
-	int data_fd;		/* a qcow2's external data file, or -1 */
-	unsigned int can_trim : 1,
-		     has_status : 1,	/* base:allocation block status */
-		     has_depth : 1,	/* qemu:allocation-depth too */
-		     drops_discard : 1;	/* the server frees nothing (v2 overlay) */
-};
+#include "nbd_conn.h"
 
 /* Outcome of nbd_conn_open_*(): why it failed, for the caller's code. */
 enum nbd_open_fail {

@@ -22,7 +22,7 @@
 #include <libnbd.h>
 
 #include "nbd_dl.h"
-#include "nbd_io.h"
+#include "nbd_conn.h"
 #include "nbd_readahead.h"
 
 #define RA_SLOTS 8
@@ -124,10 +124,10 @@ static void start_one(struct nbd_ra *ra, uint64_t off, uint64_t len)
 
 void nbd_ra_start(struct nbd_ra *ra, uint64_t off, uint64_t len)
 {
-	uint64_t chunk = RA_CHUNK, mb = ra->c->min_block, n;
+	uint64_t chunk = RA_CHUNK, mb = ra->c->srv.min_block, n;
 
-	if (ra->c->max_block && ra->c->max_block < chunk)
-		chunk = ra->c->max_block;
+	if (ra->c->srv.max_block && ra->c->srv.max_block < chunk)
+		chunk = ra->c->srv.max_block;
 	/* whole blocks of the server's minimum, inside the export */
 	if (mb > 1) {
 		chunk -= chunk % mb;
@@ -136,10 +136,10 @@ void nbd_ra_start(struct nbd_ra *ra, uint64_t off, uint64_t len)
 		if (len % mb)
 			len += mb - len % mb;
 	}
-	if (!chunk || off >= ra->c->size_bytes)
+	if (!chunk || off >= ra->c->srv.size_bytes)
 		return;
-	if (len > ra->c->size_bytes - off)
-		len = ra->c->size_bytes - off;
+	if (len > ra->c->srv.size_bytes - off)
+		len = ra->c->srv.size_bytes - off;
 	while (len) {
 		n = len < chunk ? len : chunk;
 		start_one(ra, off, n);

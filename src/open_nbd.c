@@ -44,12 +44,12 @@ static errcode_t check_conn(struct e2trim *t)
 {
 	struct nbd_conn *c = t->nbd;
 
-	t->size_bytes = c->size_bytes;
+	t->size_bytes = c->srv.size_bytes;
 	/*
 	 * a dry run's own server is read-only: it trims nothing anyway; a
 	 * trim's is read-only until open_nbd_writable()
 	 */
-	if (!t->opt.dryrun && !t->nbd_reopen && !c->can_trim)
+	if (!t->opt.dryrun && !t->nbd_reopen && !c->srv.can_trim)
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }
@@ -222,7 +222,7 @@ errcode_t open_nbd_writable(struct e2trim *t)
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its superblock "
 				"changed while e2trim reopened it for writing");
 	/* not check_conn(): t->size_bytes may be a partition's by now */
-	if (!t->nbd->can_trim)
+	if (!t->nbd->srv.can_trim)
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }

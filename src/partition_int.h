@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * partition_int.h - what partition.c and partition_gpt.c share
+ * partition_int.h - what partition.c shares with its readers,
+ *                   partition_gpt.c and partition_mbr.c
  */
 #ifndef E2TRIM_PARTITION_INT_H
 #define E2TRIM_PARTITION_INT_H
@@ -8,8 +9,7 @@
 #include <stdint.h>
 
 #include "partition_read.h"
-
-struct part_table;
+#include "partition_table.h"
 
 /* One GPT header that was found whole, in LBAs. */
 struct gpt_copy {

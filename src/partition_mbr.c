@@ -18,8 +18,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "partition.h"
 #include "partition_int.h"
+#include "partition_table.h"
 
 #define MBR_SIZE	512
 #define MBR_ENTRIES	446	/* four 16-byte entries */

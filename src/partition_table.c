@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "partition.h"
+#include "partition_table.h"
 #include "walk.h"
 
 static uint64_t entry_end(const struct part_entry *e)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * target.c - the part of trimming both back ends share
+ * target.c - the part of trimming every back end shares
  *
  * A device (or a host filesystem) frees space only in whole units of its
  * discard granularity; a thin pool ignores a smaller or misaligned discard
@@ -48,33 +48,11 @@ static int align_inward(const struct target_limits *lim, uint64_t *start,
 	return 1;
 }
 
-void target_complete(struct target *t, uint64_t start_bytes,
-		     uint64_t len_bytes, int res)
-{
-	if (res == 0) {
-		t->stats.requests++;
-		t->stats.bytes += len_bytes;
-	} else if (!t->error) {
-		t->error = res < 0 ? res : -EIO;
-		t->error_start = start_bytes;
-	}
-}
-
-void target_progress(struct target *t)
-{
-	const struct target_stats *s = &t->stats;
-
-	if (t->progress)
-		t->progress(t->progress_priv, s->bytes + s->sparse_bytes +
-			    s->align_bytes);
-}
-
 static int issue_one(struct target *t, uint64_t start, uint64_t len)
 {
 	/* zero-fill reads even on a dry run, to count what it would write */
 	if (t->mode == TRIM_ZERO_FILL)
-		return t->ops->zero_fill ? t->ops->zero_fill(t, start, len) :
-		       target_zero_fill_fd(t, start, len);
+		return target_zero_fill_fd(t, start, len);
 	if (t->dryrun) {
 		target_complete(t, start, len, 0);
 		return 0;
@@ -170,7 +148,7 @@ int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
 int target_finish(struct target *t)
 {
 	/* zero-fill has pieces in flight even on a dry run */
-	if (t->mode == TRIM_ZERO_FILL && t->ops && !t->ops->zero_fill)
+	if (t->mode == TRIM_ZERO_FILL && t->ops)
 		return target_zero_fill_finish(t);
 	if (!t->dryrun && t->ops && t->ops->finish)
 		return t->ops->finish(t);

@@ -24,7 +24,9 @@
 #include <linux/major.h>
 
 #include "sysfs.h"
-#include "target.h"
+#include "target_blkdev.h"
+#include "target_data_map.h"
+#include "target_uring.h"
 
 static int is_partition(dev_t dev)
 {

@@ -30,7 +30,7 @@
 
 #include "nbd_dl.h"
 #include "nbd_io.h"
-#include "target.h"
+#include "target_nbd.h"
 
 #define NBD_DEPTH 64
 /* NBD lengths are 32-bit; 1 GiB is a multiple of any cluster size */
@@ -264,7 +264,7 @@ static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
 			break;
 		}
 		reach = w.base.covered;
-		if (st->c->has_depth && w.depth.covered < reach)
+		if (st->c->srv.has_depth && w.depth.covered < reach)
 			reach = w.depth.covered;
 		if (reach <= pos) {
 			rc = -EIO;	/* a reply that says nothing */
@@ -276,7 +276,7 @@ static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
 		all.seg = span;
 		all.n = 1;
 		found = first_common(st, &w.base,
-				     st->c->has_depth ? &w.depth : &all, reach);
+				     st->c->srv.has_depth ? &w.depth : &all, reach);
 		pos = reach;
 	}
 	free(w.base.seg);
@@ -300,7 +300,7 @@ static int nbd_next_data(struct target *t, uint64_t start_bytes,
 
 	if (!st->valid || pos < st->q_start || pos >= st->de) {
 		/* look ahead far: one query answers many small extents */
-		uint64_t look = st->c->size_bytes;
+		uint64_t look = st->c->srv.size_bytes;
 
 		if (look < lim)
 			look = lim;
@@ -348,13 +348,13 @@ int target_nbd_init(struct target *t, struct nbd_conn *c,
 		return -ENOMEM;
 	st->c = c;
 	t->priv = st;
-	t->ops = c->has_status ? &nbd_ops : &nbd_ops_no_status;
+	t->ops = c->srv.has_status ? &nbd_ops : &nbd_ops_no_status;
 	t->fd = -1;
 	t->mode = mode;
-	if (c->min_block > g)
-		g = c->min_block;
-	if (c->pref_block > g)
-		g = c->pref_block;
+	if (c->srv.min_block > g)
+		g = c->srv.min_block;
+	if (c->srv.pref_block > g)
+		g = c->srv.pref_block;
 	if (!g)
 		g = 1;
 	t->lim.granularity = g;

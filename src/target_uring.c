@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "target.h"
+#include "target_uring.h"
 
 #ifdef HAVE_LIBURING
 #include <liburing.h>

@@ -34,7 +34,8 @@
 #include <linux/fs.h>
 
 #include "sysfs.h"
-#include "target.h"
+#include "target_blkdev.h"
+#include "target_zero.h"
 #include "target_zero_int.h"
 
 /* A block device gets a direct descriptor of its own; else -1. */
@@ -64,7 +65,7 @@ static int can_zero_unread(const struct target *t, const struct zf_bufs *z,
 
 static int zf_get(struct target *t, struct zf_bufs **out)
 {
-	struct zf_bufs *z = t->zero_fill;
+	struct zf_bufs *z = t->zf;
 	struct stat st;
 	unsigned int i;
 
@@ -79,109 +80,9 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 		z->unread = can_zero_unread(t, z, &st);
 		for (i = 0; i < ZF_DEPTH; i++)
 			z->free[z->nfree++] = i;
-		t->zero_fill = z;
+		t->zf = z;
 	}
 	*out = z;
-	return 0;
-}
-
-int zf_fail(struct target *t, uint64_t at, int err)
-{
-	if (!t->error) {
-		t->error = err < 0 ? err : -EIO;
-		t->error_start = at;
-	}
-	return t->error;
-}
-
-/* Zeros written over [start, start + len) of the filesystem. */
-static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
-		       uint64_t len)
-{
-	off_t off = (off_t)(t->base_bytes + start);
-	size_t n;
-	ssize_t w;
-
-	while (len) {
-		n = len < ZF_CHUNK ? len : ZF_CHUNK;
-		w = pwrite(z->dfd >= 0 ? z->dfd : t->fd, z->zeros, n, off);
-		if (w < 0 && errno == EINVAL && z->dfd >= 0) {
-			/* the device refuses the alignment */
-			close(z->dfd);
-			z->dfd = -1;
-			continue;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return zf_fail(t, start, w < 0 ? -errno : -EIO);
-		len -= w;
-		off += w;
-		start += w;
-	}
-	return 0;
-}
-
-/*
- * [start, start + len) of the filesystem zeroed the host's cheapest way,
- * without writing data: an image file gets a hole punched (reads return
- * zeros, the file shrinks); a device gets BLKZEROOUT, which the kernel
- * sends as WRITE ZEROES with NOUNMAP (a loop device passes it on as
- * FALLOC_FL_ZERO_RANGE on its backing file) or, where the device has no
- * such command, as written zero pages; it drops the page cache of the
- * range, and the reads here are direct.  With @discard, a loop device
- * over a file is discarded instead, which punches the same hole there.
- * 0, 1 when the host cannot (zeros are then written, or the range read
- * first), or -errno.
- */
-static int zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
-		      uint64_t len, int discard)
-{
-	uint64_t range[2] = { t->base_bytes + start, len };
-	int rc;
-
-	do {
-		if (z->is_blk)
-			rc = ioctl(t->fd, discard ? BLKDISCARD : BLKZEROOUT,
-				   range);
-		else
-			rc = fallocate(t->fd, FALLOC_FL_PUNCH_HOLE |
-				       FALLOC_FL_KEEP_SIZE, (off_t)range[0],
-				       (off_t)len);
-	} while (rc && errno == EINTR);
-	if (rc == 0)
-		return 0;
-	switch (errno) {
-	case EOPNOTSUPP:	/* ramfs, NFSv3, ...: never for this target */
-	case ENOTTY:
-	case ENOSYS:
-		if (discard)
-			z->unread = 0;
-		else
-			z->how = ZF_HOW_WRITE;
-		return 1;
-	case EINVAL:		/* an edge not on 512 bytes, say: this once */
-		return 1;
-	}
-	return zf_fail(t, start, -errno);
-}
-
-/* Zeros over [start, start + len) of the filesystem, then count it. */
-int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
-		    uint64_t len)
-{
-	int rc = 1;
-
-	if (!t->dryrun) {
-		if (z->how == ZF_HOW_RANGE)
-			rc = zero_range(t, z, start, len, 0);
-		if (rc == 1)
-			rc = write_zeros(t, z, start, len);
-		if (rc)
-			return rc;
-	}
-	t->stats.requests++;
-	t->stats.zeroed_bytes += len;
 	return 0;
 }
 
@@ -197,7 +98,7 @@ static int zero_unread(struct target *t, struct zf_bufs *z, uint64_t start,
 	int rc;
 
 	if (!t->dryrun) {
-		rc = zero_range(t, z, start, len, z->is_blk);
+		rc = zf_zero_range(t, z, start, len, z->is_blk);
 		if (rc == 1 && z->how == ZF_HOW_WRITE)
 			z->unread = 0;
 		if (rc)
@@ -248,7 +149,7 @@ int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 
 int target_zero_fill_finish(struct target *t)
 {
-	struct zf_bufs *z = t->zero_fill;
+	struct zf_bufs *z = t->zf;
 
 	if (!z)
 		return t->error;
@@ -261,7 +162,7 @@ int target_zero_fill_finish(struct target *t)
 
 void target_zero_fill_free(struct target *t)
 {
-	struct zf_bufs *z = t->zero_fill;
+	struct zf_bufs *z = t->zf;
 
 	if (!z)
 		return;
@@ -269,5 +170,5 @@ void target_zero_fill_free(struct target *t)
 	if (z->dfd >= 0)
 		close(z->dfd);
 	free(z);
-	t->zero_fill = NULL;
+	t->zf = NULL;
 }

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "target.h"
+#include "target_core.h"
 
 #ifdef HAVE_LIBURING
 #include <liburing.h>
@@ -69,6 +69,14 @@ static inline uint64_t zf_file_base(const struct target *t,
 
 /* Record the first failure (-errno) at @at; returns t->error. */
 int zf_fail(struct target *t, uint64_t at, int err);
+
+/*
+ * [start, start + len) zeroed without writing data (hole, BLKZEROOUT, or
+ * with @discard a loop device's discard): 0, 1 when the host cannot, or
+ * -errno (target_zero_write.c).
+ */
+int zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
+		  uint64_t len, int discard);
 
 /* Zeros over [start, start + len) of the filesystem, then count them. */
 int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target.h"
 #include "target_zero_int.h"
 
 static unsigned char *slot_buf(struct zf_bufs *z, unsigned int i)

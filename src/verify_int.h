@@ -109,6 +109,12 @@ struct verify {
 errcode_t verify_ref(struct verify *v, blk64_t blk, blk64_t len,
 		     struct owner who);
 
+/*
+ * The filesystem's metadata: superblock and descriptor copies, reserved
+ * GDT blocks, the MMP block, every group's bitmaps and inode table.
+ */
+errcode_t verify_ref_metadata(struct verify *v);
+
 /* Every in-use inode's blocks, by one inode scan (verify_inodes.c). */
 errcode_t verify_ref_inodes(struct verify *v);
 

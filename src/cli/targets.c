@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "targets.h"
+#include "targets_parts.h"
 
 /*
  * "disk.img?offset=1048576", as e2fsprogs spells a filesystem inside an

@@ -29,13 +29,6 @@ typedef void (*target_fn)(const struct cli_control *ctl,
 int targets_run(const struct cli_control *ctl, struct target_list *l,
 		target_fn run);
 
-/*
- * -p all: each target becomes one entry per ext2/3/4 partition of its
- * table (a block device: the partitions' own devices).  Returns -1 when
- * out of memory (targets_parts.c).
- */
-int targets_expand_all(struct target_list *l);
-
 /* --json: the whole document on stdout (json.c). */
 void json_document(const struct cli_control *ctl,
 		   const struct target_list *l, int exit_code);

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "targets.h"
+#include "targets_parts.h"
 
 /* One entry of the new list for partition @p of @r. */
 static int add_partition(struct target_list *nl, const struct target_rec *r,

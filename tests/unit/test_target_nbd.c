@@ -108,9 +108,9 @@ static void test_caps(void **state)
 {
 	struct nbd_conn *c = *state;
 
-	assert_int_equal(c->size_bytes, DISK);
-	assert_true(c->can_trim);
-	assert_true(c->has_status);
+	assert_int_equal(c->srv.size_bytes, DISK);
+	assert_true(c->srv.can_trim);
+	assert_true(c->srv.has_status);
 }
 
 static void test_only_allocated_trimmed(void **state)

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * target_core.c - what the back ends report back: completions, progress
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "target_core.h"
+
+void target_complete(struct target *t, uint64_t start_bytes,
+		     uint64_t len_bytes, int res)
+{
+	if (res == 0) {
+		t->stats.requests++;
+		t->stats.bytes += len_bytes;
+	} else if (!t->error) {
+		t->error = res < 0 ? res : -EIO;
+		t->error_start = start_bytes;
+	}
+}
+
+void target_progress(struct target *t)
+{
+	const struct target_stats *s = &t->stats;
+
+	if (t->progress)
+		t->progress(t->progress_priv, s->bytes + s->sparse_bytes +
+			    s->align_bytes);
+}

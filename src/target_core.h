@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * target_core.h - the bottom of the target family: what a back end is
+ *
+ * Every back end (block device, io_uring, image file, NBD) fills in a
+ * struct target: limits read once at open, and request() for one
+ * aligned, size-limited range.  Everything else (trimming inward to the
+ * granularity, splitting, skipping holes, stopping on a signal) is
+ * target.c's, above them all, so that a test can put a fake request() in
+ * place and inject faults.  Back ends report completions and progress
+ * through the two calls here.
+ */
+#ifndef E2TRIM_TARGET_CORE_H
+#define E2TRIM_TARGET_CORE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+enum trim_mode {
+	TRIM_DISCARD,		/* BLKDISCARD, or punch a hole */
+	TRIM_SECURE,		/* BLKSECDISCARD (block devices only) */
+	TRIM_ZEROOUT,		/* BLKZEROOUT, or FALLOC_FL_ZERO_RANGE */
+	TRIM_ZERO_FILL,		/* every free byte zero after, nothing
+				 * grown (target_zero.c) */
+};
+
+struct target_limits {
+	uint64_t granularity;	/* bytes; requests start and end on it */
+	uint64_t align_offset;	/* bytes from offset 0 to the first boundary */
+	uint64_t max_bytes;	/* largest request; 0 = no limit */
+};
+
+struct target_stats {
+	uint64_t requests;	/* requests issued (or, dry run, planned) */
+	uint64_t bytes;		/* bytes those requests covered */
+	uint64_t sparse_bytes;	/* already holes in an image: left alone */
+	uint64_t align_bytes;	/* left at extent edges for alignment */
+	uint64_t align_extents;	/* extents too small once aligned */
+	uint64_t zeroed_bytes;	/* TRIM_ZERO_FILL: written with zeros */
+	uint64_t zero_bytes;	/* ... read, zero already, left alone */
+};
+
+struct target;
+struct zf_bufs;
+
+struct target_ops {
+	/* One request, synchronously; bytes from the filesystem's start. */
+	int (*request)(struct target *t, uint64_t start_bytes,
+		       uint64_t len_bytes);
+	/*
+	 * Optional, asynchronous: queue one request and return at once
+	 * (waiting only for a free slot).  Each completion is reported with
+	 * target_complete(); finish() waits for all of them.  Both return
+	 * t->error.
+	 */
+	int (*submit)(struct target *t, uint64_t start_bytes,
+		      uint64_t len_bytes);
+	int (*finish)(struct target *t);
+	/*
+	 * Optional: the next data (non-hole) range at or after @start_bytes
+	 * and before @end_bytes, or 1 when there is none.
+	 */
+	int (*next_data)(struct target *t, uint64_t start_bytes,
+			 uint64_t end_bytes, uint64_t *data_start,
+			 uint64_t *data_end);
+	void (*close)(struct target *t);
+};
+
+struct target {
+	const char *name;		/* device or image, for messages */
+	const struct target_ops *ops;
+	void *priv;			/* the back end's own state */
+	int fd;
+	uint64_t base_bytes;		/* where the filesystem starts in fd */
+	enum trim_mode mode;
+	struct target_limits lim;
+	unsigned int dryrun : 1;
+	unsigned int zero_write : 1;	/* TRIM_ZERO_FILL: write, never ask
+					 * the host to zero (tests) */
+	unsigned int zero_read : 1;	/* TRIM_ZERO_FILL: read everything
+					 * first, even where the host could
+					 * zero it unread (tests) */
+	const volatile sig_atomic_t *stop;	/* non-zero: no new request */
+	struct target_stats stats;	/* requests that completed */
+	int error;			/* -errno of the first that failed */
+	uint64_t error_start;		/* and where it was */
+	/* told the bytes of the plan done so far (optional) */
+	void (*progress)(void *priv, uint64_t done_bytes);
+	void *progress_priv;
+	struct zf_bufs *zf;		/* --zero-fill's buffers (target_zero.c) */
+};
+
+/* Asked to stop: the request in flight finishes, no other starts. */
+static inline int target_stopped(const struct target *t)
+{
+	return t->stop && *t->stop;
+}
+
+/* Account for one completed request: @res is 0 or -errno. */
+void target_complete(struct target *t, uint64_t start_bytes,
+		     uint64_t len_bytes, int res);
+
+/* Tell t->progress how much of the plan is done. */
+void target_progress(struct target *t);
+
+#endif /* E2TRIM_TARGET_CORE_H */
