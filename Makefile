@@ -86,7 +86,7 @@ DEPFLAGS = -MMD -MP
 # The library: every stage of the engine.  src/cli/ is the command, its
 # first client, which sees it through src/e2trim.h only.
 LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/journal_inode.c src/open.c src/check.c \
-	    src/partition.c src/sysfs.c \
+	    src/partition.c src/sysfs.c src/kept_buf.c \
 	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
 	    src/partition_mbr.c src/partition_read.c src/image_qcow2.c \
 	    src/plan.c \
@@ -95,7 +95,7 @@ LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/journal_inode.
 	    src/verify.c src/verify_ref.c src/verify_inodes.c src/verify_rules.c \
 	    src/verify_dirs.c src/verify_counts.c \
 	    src/range_read.c src/itable_read.c \
-	    src/target_core.c src/target_data_map.c src/target.c src/target_blkdev.c src/target_file.c src/target_uring.c \
+	    src/target_core.c src/target_data_map.c src/target.c src/target_blkdev.c src/target_file.c src/target_ring.c src/target_uring.c \
 	    src/target_zero.c src/target_zero_read.c src/target_zero_write.c \
 	    src/apply.c src/errors.c \
 	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \

@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include "e2trim_int.h"
-#include "nbd_io.h"
 #include "open.h"
 #include "open_hold.h"
 #include "open_nbd.h"
@@ -213,19 +212,43 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	return 0;
 }
 
+/*
+ * The caller's mode as the target family names it: the library's public
+ * enum stays out of the layer below.  -1 for a value that is no mode.
+ */
+static int trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
+{
+	switch (m) {
+	case E2TRIM_DISCARD:
+		*out = TRIM_DISCARD;
+		return 0;
+	case E2TRIM_SECURE:
+		*out = TRIM_SECURE;
+		return 0;
+	case E2TRIM_ZEROOUT:
+		*out = TRIM_ZEROOUT;
+		return 0;
+	case E2TRIM_ZERO_FILL:
+		*out = TRIM_ZERO_FILL;
+		return 0;
+	}
+	return -1;
+}
+
 static errcode_t open_target(struct e2trim *t, struct target *tg)
 {
+	enum trim_mode mode;
 	int rc;
 
 	memset(tg, 0, sizeof(*tg));
-	if ((unsigned int)t->opt.mode > E2TRIM_ZERO_FILL)
+	if (trim_mode_of(t->opt.mode, &mode))
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "no such mode: %u",
 				(unsigned int)t->opt.mode);
 	tg->name = t->path;
 	tg->dryrun = t->opt.dryrun;
 	tg->base_bytes = t->offset_bytes;
 	tg->stop = t->cancel;
-	if (t->nbd && t->nbd->drops_discard && t->opt.mode == E2TRIM_ZERO_FILL)
+	if (open_nbd_frees_nothing(t) && t->opt.mode == E2TRIM_ZERO_FILL)
 		return lib_fail(t, E2TRIM_ERR_USAGE, "--zero-fill works on "
 				"devices and raw images, and nothing can be "
 				"freed in this image: qemu drops every discard "
@@ -239,12 +262,11 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 				"export without it: what e2trim frees there reads "
 				"as zeros");
 	if (t->nbd)
-		rc = target_nbd_init(tg, t->nbd, t->cluster_bytes,
-				     (enum trim_mode)t->opt.mode);
+		rc = target_nbd_init(tg, t->nbd, t->cluster_bytes, mode);
 	else if (t->is_blkdev)
-		rc = target_blkdev_init(tg, t->fd, (enum trim_mode)t->opt.mode);
+		rc = target_blkdev_init(tg, t->fd, mode);
 	else
-		rc = target_file_init(tg, t->fd, (enum trim_mode)t->opt.mode);
+		rc = target_file_init(tg, t->fd, mode);
 	if (rc == -EOPNOTSUPP)
 		return lib_fail(t, t->opt.mode == E2TRIM_SECURE && !t->is_blkdev ?
 				E2TRIM_ERR_SECURE_FILE : E2TRIM_ERR_UNSUPPORTED,
@@ -371,7 +393,7 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	if (err)
 		return err;
 	/* qemu would answer each discard "done": send none, count none */
-	if (t->nbd && t->nbd->drops_discard) {
+	if (open_nbd_frees_nothing(t)) {
 		target_close(&tg);
 		take_after(t);
 		return 0;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bitmap.h"
+#include "kept_buf.h"
 
 #ifdef HAVE_LIBURING
 #include <liburing.h>
@@ -135,34 +136,9 @@ static void read_batch(struct bitmap_read *br, const blk64_t *blk,
 
 /*
  * From now on, libext2fs reads.  A broken ring may still have reads in
- * flight into the buffer: that buffer is left to them, never freed or
- * used again (kept on this list for as long as the process lives, so that
- * leak checkers see why), and a new one taken.  The list is the library's
- * only state outside a handle: a buffer the kernel may still write into
- * belongs to the process, not to the filesystem that used it.  Threads
- * push onto it without a lock.
+ * flight into the buffer: it is left to them (kept_buf.h) and a new one
+ * taken.
  */
-struct kept_buf {
-	unsigned char *buf;
-	struct kept_buf *next;
-};
-
-static struct kept_buf *left_to_the_kernel;
-
-static void leave_to_the_kernel(unsigned char *buf)
-{
-	struct kept_buf *k = malloc(sizeof(*k));
-
-	if (!k)
-		return;		/* lost to leak checkers, still never reused */
-	k->buf = buf;
-	k->next = __atomic_load_n(&left_to_the_kernel, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&left_to_the_kernel, &k->next, k,
-					    1, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED))
-		;
-}
-
 static void stop_batches(struct bitmap_read *br)
 {
 	io_uring_queue_exit(&br->ring);
@@ -170,7 +146,7 @@ static void stop_batches(struct bitmap_read *br)
 	br->fd = -1;
 	if (!br->broken)
 		return;
-	leave_to_the_kernel(br->buf);
+	kept_buf_leave(br->buf);
 	br->buf = NULL;
 	alloc_buf(br);		/* none: bitmap_read_blocks() says so */
 }

@@ -96,6 +96,11 @@ static void hold_data_file(struct e2trim *t, const struct qcow2_facts *q)
 	t->res.allocated_after_bytes = t->res.allocated_before_bytes;
 }
 
+int open_nbd_frees_nothing(const struct e2trim *t)
+{
+	return t->nbd && t->nbd->drops_discard;
+}
+
 uint64_t open_nbd_allocated(const struct e2trim *t)
 {
 	struct stat st;

@@ -24,6 +24,12 @@ errcode_t open_image_format(struct e2trim *t);
 int open_nbd_shadow(struct e2trim *t);
 
 /*
+ * A VM image whose every discard qemu drops (a qcow2 v2 overlay): nothing
+ * in it can be freed.  0 for anything else.
+ */
+int open_nbd_frees_nothing(const struct e2trim *t);
+
+/*
  * What the VM image occupies on its host: its file's blocks, and a
  * qcow2's external data file's, where its clusters live.
  */

@@ -81,8 +81,9 @@ void plan_hist_add(struct e2trim_histogram *h, uint64_t len_bytes)
 		h->nbuckets = i + 1;
 }
 
-errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
-			uint64_t last, uint64_t *run_start, uint64_t *run_end)
+/* next_free() once, clipped to start at @from; EFAULT if it does not move */
+static errcode_t next_run(const struct plan_source *src, uint64_t from,
+			  uint64_t last, uint64_t *run_start, uint64_t *run_end)
 {
 	errcode_t err = src->next_free(src->priv, from, last, run_start,
 				       run_end);
@@ -97,6 +98,52 @@ errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
 	return 0;
 }
 
+errcode_t plan_each_run(const struct plan_source *src, uint64_t from,
+			uint64_t end, plan_run_fn fn, void *priv)
+{
+	uint64_t start, stop;
+	errcode_t err;
+
+	while (from < end) {
+		err = next_run(src, from, end - 1, &start, &stop);
+		if (err == ENOENT)
+			return 0;
+		if (err)
+			return err;
+		if (stop > end)
+			stop = end;
+		/* a run past the end, though asked up to it */
+		if (!run_advances(from, start, stop))
+			return EFAULT;
+		err = fn(priv, start, stop);
+		if (err)
+			return err;
+		from = stop;
+	}
+	return 0;
+}
+
+/* Runs that touch (split at a group edge, say) make one extent. */
+struct merge {
+	struct plan_walk *w;
+	uint64_t start, end;	/* the extent being merged; end 0: none */
+};
+
+static errcode_t merge_run(void *priv, uint64_t start, uint64_t end)
+{
+	struct merge *m = priv;
+
+	if (m->end == start && m->end != 0) {
+		m->end = end;		/* continues across a split */
+		return 0;
+	}
+	if (m->end != 0 && flush_extent(m->w, m->start, m->end))
+		return (errcode_t)-1;
+	m->start = start;
+	m->end = end;
+	return 0;
+}
+
 errcode_t plan_run(const struct plan_geometry *geo,
 		   const struct plan_range *range,
 		   const struct plan_source *src, plan_emit_fn emit,
@@ -104,10 +151,9 @@ errcode_t plan_run(const struct plan_geometry *geo,
 {
 	struct plan_walk w = { geo, range->minlen_bytes, emit, emit_priv,
 			       stats };
+	struct merge m = { &w, 0, 0 };
 	struct plan_blocks blk;
-	uint64_t cur_start = 0, cur_end = 0;	/* extent being merged */
-	uint64_t from, run_start, run_end;
-	errcode_t err = 0;
+	errcode_t err;
 
 	memset(stats, 0, sizeof(*stats));
 	/*
@@ -123,32 +169,10 @@ errcode_t plan_run(const struct plan_geometry *geo,
 	if (plan_check_range(geo, range, &blk))
 		return EINVAL;
 
-	for (from = blk.first; from < blk.end; from = run_end) {
-		err = plan_next_run(src, from, blk.end - 1, &run_start,
-				    &run_end);
-		if (err == ENOENT) {
-			err = 0;
-			break;
-		}
-		if (err)
-			break;
-		if (run_end > blk.end)
-			run_end = blk.end;
-		if (!run_advances(from, run_start, run_end)) {
-			/* a run past the range's end, though asked up to it */
-			err = EFAULT;
-			break;
-		}
-		if (cur_end == run_start && cur_end != 0) {
-			cur_end = run_end;	/* continues across a split */
-			continue;
-		}
-		if (cur_end != 0 && flush_extent(&w, cur_start, cur_end))
-			return -1;
-		cur_start = run_start;
-		cur_end = run_end;
-	}
-	if (!err && cur_end != 0 && flush_extent(&w, cur_start, cur_end))
+	err = plan_each_run(src, blk.first, blk.end, merge_run, &m);
+	if (err == (errcode_t)-1)
+		return -1;
+	if (!err && m.end != 0 && flush_extent(&w, m.start, m.end))
 		return -1;
 	return err;
 }

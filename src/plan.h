@@ -42,13 +42,15 @@ struct plan_source {
 };
 
 /*
- * The source's next free run at or after @from, clipped to start there:
- * next_free() once, and EFAULT when the run does not move the walk on
- * (run_advances() in walk.h: a damaged source).  Every walk over a
- * source takes its runs from here.
+ * Each free run of @src in [from, end), clipped to it, in ascending order:
+ * @fn(priv, start, stop) for each, until it returns non-zero (returned).
+ * Else 0, the source's error, or EFAULT when a run does not move the walk
+ * on (run_advances() in walk.h: a damaged source).  Every walk over a
+ * source goes through here.
  */
-errcode_t plan_next_run(const struct plan_source *src, uint64_t from,
-			uint64_t last, uint64_t *run_start, uint64_t *run_end);
+typedef errcode_t (*plan_run_fn)(void *priv, uint64_t start, uint64_t stop);
+errcode_t plan_each_run(const struct plan_source *src, uint64_t from,
+			uint64_t end, plan_run_fn fn, void *priv);
 
 /* Called once per extent, in ascending order; non-zero stops the plan. */
 typedef int (*plan_emit_fn)(void *priv, uint64_t start_bytes,

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kept_buf.h"
 #include "range_read.h"
 
 #ifdef HAVE_LIBURING
@@ -154,18 +155,11 @@ static void reap_one(struct rr *rr)
 /*
  * From now on, libext2fs reads.  Every read in flight is waited for
  * first.  A broken ring may still have reads in flight into the buffers:
- * those are left to them, never freed or used again (kept for as long as
- * the process lives, so that leak checkers see why), and new ones taken.
+ * those are left to them (kept_buf.h), and new ones taken.
  */
-struct kept {
-	struct kept *next;
-	unsigned char *buf;
-};
-static struct kept *volatile left_to_the_kernel;	/* stores kept */
 
 static void stop_ring(struct rr *rr)
 {
-	struct kept *k;
 	int i;
 
 	while (rr->flight && !rr->broken)
@@ -179,12 +173,9 @@ static void stop_ring(struct rr *rr)
 		rr->slot[i].state = SLOT_TODO;	/* nothing of it trusted */
 		rr->slot[i].buf = NULL;
 	}
-	if (rr->pool && !ext2fs_get_mem(sizeof(*k), &k)) {
-		k->buf = rr->pool;
-		k->next = left_to_the_kernel;
-		left_to_the_kernel = k;
-	}
-	rr->pool = NULL;	/* without memory for k: lost, not freed */
+	if (rr->pool)
+		kept_buf_leave(rr->pool);
+	rr->pool = NULL;
 }
 
 static void submit(struct rr *rr, unsigned int i)

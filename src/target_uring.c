@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "target_ring.h"
 #include "target_uring.h"
 
 #ifdef HAVE_LIBURING
@@ -127,30 +128,24 @@ static uint64_t first_in_flight(const struct uring_state *u)
  * stops waiting (those requests may still complete: their bytes are not
  * counted as trimmed).
  */
+static void uring_done(void *priv, uint64_t i, int res)
+{
+	struct target *t = priv;
+	struct uring_state *u = t->priv;
+
+	if (i >= URING_DEPTH)
+		return;
+	target_complete(t, u->slot[i].start, u->slot[i].len, res);
+	u->free[u->nfree++] = i;
+}
+
 static void uring_reap(struct target *t, struct uring_state *u, int wait)
 {
-	struct io_uring_cqe *cqe;
-	unsigned int i;
-	int rc;
+	int rc = ring_reap(&u->ring, wait && !u->broken, uring_done, t);
 
-	while (wait && !u->broken) {
-		rc = io_uring_wait_cqe(&u->ring, &cqe);
-		if (rc == 0)
-			break;
-		if (rc == -EINTR)
-			continue;
+	if (rc) {
 		u->broken = 1;
 		target_complete(t, first_in_flight(u), 0, rc);
-		return;
-	}
-	while (io_uring_peek_cqe(&u->ring, &cqe) == 0) {
-		i = cqe->user_data;
-		if (i < URING_DEPTH) {
-			target_complete(t, u->slot[i].start, u->slot[i].len,
-					cqe->res);
-			u->free[u->nfree++] = i;
-		}
-		io_uring_cqe_seen(&u->ring, cqe);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target_ring.h"
 #include "target_zero_int.h"
 
 static unsigned char *slot_buf(struct zf_bufs *z, unsigned int i)
@@ -199,41 +200,42 @@ static void zq_drain(struct target *t, struct zf_bufs *z)
  * the ring did not return whole is read again synchronously.  Once a
  * piece failed, the others are only reaped.  With @wait, wait for one.
  */
+struct zq_ctx {
+	struct target *t;
+	struct zf_bufs *z;
+};
+
+static void zq_done(void *priv, uint64_t i, int res)
+{
+	struct zq_ctx *c = priv;
+	struct target *t = c->t;
+	struct zf_bufs *z = c->z;
+	int rc = 0;
+
+	if (i >= ZF_DEPTH)
+		return;
+	z->free[z->nfree++] = i;
+	if (t->error)
+		return;
+	if (res < 0 || (uint64_t)res != z->slot[i].len)
+		rc = read_piece(t, z, slot_buf(z, i), z->slot[i].start,
+				z->slot[i].len);
+	if (rc)
+		zf_fail(t, z->slot[i].start, rc);
+	else
+		piece_done(t, z, slot_buf(z, i), z->slot[i].start,
+			   z->slot[i].len);
+}
+
 static void zq_reap(struct target *t, struct zf_bufs *z, int wait)
 {
-	struct io_uring_cqe *cqe;
-	unsigned int i;
-	int rc, res;
+	struct zq_ctx c = { t, z };
+	int rc = ring_reap(&z->ring, wait && !z->broken, zq_done, &c);
 
-	while (wait && !z->broken) {
-		rc = io_uring_wait_cqe(&z->ring, &cqe);
-		if (rc == 0)
-			break;
-		if (rc == -EINTR)
-			continue;
+	if (rc) {
 		/* the pieces in flight cannot be accounted for */
 		z->broken = 1;
 		zf_fail(t, 0, rc);
-		return;
-	}
-	while (io_uring_peek_cqe(&z->ring, &cqe) == 0) {
-		i = cqe->user_data;
-		res = cqe->res;
-		io_uring_cqe_seen(&z->ring, cqe);
-		if (i >= ZF_DEPTH)
-			continue;
-		z->free[z->nfree++] = i;
-		if (t->error)
-			continue;
-		rc = 0;
-		if (res < 0 || (uint64_t)res != z->slot[i].len)
-			rc = read_piece(t, z, slot_buf(z, i), z->slot[i].start,
-					z->slot[i].len);
-		if (rc)
-			zf_fail(t, z->slot[i].start, rc);
-		else
-			piece_done(t, z, slot_buf(z, i), z->slot[i].start,
-				   z->slot[i].len);
 	}
 }
 

@@ -344,29 +344,21 @@ static errcode_t refuse_conflicts(struct e2trim *t, struct verify *v)
  * range is to be trimmed: a bitmap that is wrong anywhere is not to be
  * trusted anywhere.
  */
+static errcode_t conflicts_in_run(void *priv, uint64_t start, uint64_t stop)
+{
+	find_conflicts(priv, start, stop);
+	return 0;
+}
+
 static errcode_t check_free_runs(struct e2trim *t, struct verify *v,
 				 const struct plan_source *src,
 				 const struct plan_geometry *geo)
 {
-	uint64_t from = geo->first_data_block, end = geo->blocks_count;
-	uint64_t start, stop;
-	errcode_t err;
+	errcode_t err = plan_each_run(src, geo->first_data_block,
+				      geo->blocks_count, conflicts_in_run, v);
 
-	while (from < end) {
-		err = plan_next_run(src, from, end - 1, &start, &stop);
-		if (err == ENOENT)
-			break;
-		if (err)
-			return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err,
-					      NULL);
-		if (stop > end)
-			stop = end;
-		if (!run_advances(from, start, stop))
-			return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ,
-					      EFAULT, NULL);
-		find_conflicts(v, start, stop);
-		from = stop;
-	}
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err, NULL);
 	return v->conflict_blocks ? refuse_conflicts(t, v) : 0;
 }
 
