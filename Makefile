@@ -62,7 +62,7 @@ endif
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
 # liburing is optional: without it block devices get one ioctl at a time.
 # libnbd's header is needed to build; the library itself is loaded with
-# dlopen() only for VM images and NBD URIs (src/nbd_dl.h says why).
+# dlopen() only for VM images and NBD URIs (src/nbd/nbd_dl.h says why).
 PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid libnbd) \
 	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING)
 PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
@@ -77,30 +77,35 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # CPPFLAGS, CFLAGS and LDFLAGS from the environment are honoured (Debian's
 # dpkg-buildflags hardening flags build warning-free).
 CFLAGS ?= -O2 -g
-ALL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -I$(B) $(CPPFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc \
+	       $(FAMILIES:%=-Isrc/%) -I$(B) $(CPPFLAGS)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(ALL_CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) \
 	     $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 DEPFLAGS = -MMD -MP
 
-# The library: every stage of the engine.  src/cli/ is the command, its
-# first client, which sees it through src/e2trim.h only.
-LIB_SRCS := src/gates.c src/gates_super.c src/journal_check.c src/journal_inode.c src/open.c src/check.c \
-	    src/partition.c src/sysfs.c src/kept_buf.c \
-	    src/partition_table.c src/partition_gpt.c src/partition_blkdev.c \
-	    src/partition_mbr.c src/partition_read.c src/image_qcow2.c \
-	    src/plan.c \
-	    src/check_desc.c \
-	    src/bitmap.c src/bitmap_stream.c src/bitmap_read.c src/free_runs.c \
-	    src/verify.c src/verify_ref.c src/verify_inodes.c src/verify_rules.c \
-	    src/verify_dirs.c src/verify_counts.c \
-	    src/range_read.c src/itable_read.c \
-	    src/target_core.c src/target_data_map.c src/target.c src/target_blkdev.c src/target_file.c src/target_ring.c src/target_uring.c \
-	    src/target_zero.c src/target_zero_read.c src/target_zero_write.c \
-	    src/apply.c src/errors.c \
-	    src/nbd_io.c src/nbd_dl.c src/nbd_readahead.c src/open_nbd.c \
-	    src/image_format.c src/target_nbd.c \
-	    src/image_lock.c src/open_hold.c
+# The library: every stage of the engine, in the layers src/README.md
+# lists, bottom first.  Its families keep their files in folders of their
+# own; src/cli/ is the command, its first client, which sees the library
+# through src/e2trim.h only.
+FAMILIES := partition nbd target verify
+LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c \
+	    src/kept_buf.c src/errors.c \
+	    $(addprefix src/partition/,partition_read.c partition_table.c \
+		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
+	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
+		image_format.c image_qcow2.c) \
+	    $(addprefix src/target/,target_core.c target_data_map.c \
+		target_ring.c target_uring.c target_blkdev.c target_file.c \
+		target_nbd.c target_zero_write.c target_zero_read.c \
+		target_zero.c target.c) \
+	    src/bitmap_read.c src/bitmap_stream.c \
+	    $(addprefix src/verify/,range_read.c itable_read.c verify_ref.c \
+		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
+		verify.c) \
+	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
+	    src/open_nbd.c src/open.c src/journal_inode.c \
+	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
@@ -135,6 +140,7 @@ $(ERR_C) $(ERR_H) &: src/e2trim_err.et | $(B)
 # libraries.  Only the public e2trim_* functions (and the error table's
 # initializer) are exported from the shared one: libe2trim.map.
 $(B)/%.o: src/%.c | $(ERR_H) $(B)/cli
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
 
 $(B)/e2trim_err.o: $(ERR_C)
@@ -244,13 +250,15 @@ FUZZ_TARGETS := fuzz_open_plan
 FB := build-fuzz
 FUZZ_CFLAGS = -std=gnu11 $(WARN) -O1 -g -fno-omit-frame-pointer \
 	      -fsanitize=address,undefined -fno-sanitize-recover=all \
-	      -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc -I$(FB) $(PKG_CFLAGS)
+	      -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Isrc \
+	      $(FAMILIES:%=-Isrc/%) -I$(FB) $(PKG_CFLAGS)
 FUZZ_OBJS := $(LIB_SRCS:src/%.c=$(FB)/%.o) $(FB)/e2trim_err.o
 
 $(FB)/e2trim_err.c $(FB)/e2trim_err.h &: src/e2trim_err.et | $(FB)
 	cd $(FB) && compile_et $(CURDIR)/src/e2trim_err.et
 
 $(FB)/%.o: src/%.c | $(FB)/e2trim_err.h
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(FB)/e2trim_err.o: $(FB)/e2trim_err.c

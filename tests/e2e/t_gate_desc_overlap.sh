@@ -1,5 +1,5 @@
 #!/bin/bash
-# Group descriptors e2fsck would not trust (src/verify_rules.md A2).  When
+# Group descriptors e2fsck would not trust (src/verify/verify_rules.md A2).  When
 # the primary descriptors fail ext2fs_check_desc(), e2fsck says "Group
 # descriptors look bad... trying backup blocks", opens a backup superblock
 # and its descriptors, clears every UNINIT flag and itable_unused, and its

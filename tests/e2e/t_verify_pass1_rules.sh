@@ -1,6 +1,6 @@
 #!/bin/bash
 # What an inode owns is decided the way e2fsck's pass 1 decides it
-# (src/verify_rules.md), and a journal that holds transactions is not
+# (src/verify/verify_rules.md), and a journal that holds transactions is not
 # clean.  Each case is a clean filesystem made here with mke2fs and
 # debugfs, then damaged in one way; where the damage hides file data,
 # its blocks are also marked free, so a tool that believed the fields

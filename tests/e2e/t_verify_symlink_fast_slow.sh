@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fast or slow, a symlink is what e2fsck decides it is (src/verify_rules.md
+# Fast or slow, a symlink is what e2fsck decides it is (src/verify/verify_rules.md
 # F8, A5).  e2fsck_pass1_check_symlink() decides by size: a target of 60
 # bytes or more is read from the block i_block[0] names.  Which blocks the
 # link owns, check_blocks() asks ext2fs_inode_has_valid_blocks2(), which

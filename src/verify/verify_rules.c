@@ -7,7 +7,7 @@
  * wherever they disagree; its answer can give the inode blocks the flags
  * alone would not.  e2trim cannot ask, so wherever e2fsck would ask about
  * an inode that owns (or may own) blocks, e2trim refuses: the inode is
- * damaged, run e2fsck -f.  src/verify_rules.md lists every rule of
+ * damaged, run e2fsck -f.  src/verify/verify_rules.md lists every rule of
  * e2fsck 1.47.0's pass 1 and what e2trim does with it.
  *
  * On a filesystem that e2fsck -f finds clean none of these rules fires,
