@@ -3,6 +3,7 @@
 #   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.0
 #   make demo       install what is missing, build, trim a sample image
 #   make check      install what is missing, build, run every test
+#   make check-layers  src/README.md's layer rule over the code
 #   make check SANITIZE=1   the same under ASan + UBSan
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
@@ -126,7 +127,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_check_desc test_image_format
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition \
+.PHONY: all deps demo check check-layers check-unit check-e2e valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot
 
@@ -216,7 +217,11 @@ demo: deps
 	@E2TRIM=$(BIN) bash tests/demo.sh
 
 check: deps
-	@$(MAKE) --no-print-directory check-unit check-e2e
+	@$(MAKE) --no-print-directory check-layers check-unit check-e2e
+
+# src/README.md's layer rule: no include or call up a layer, no circle
+check-layers:
+	@python3 tests/layers.py
 
 # exit 77: the suite could not run here (SKIP); under CI=true a failure
 check-unit: $(UNIT_BINS)
