@@ -289,8 +289,8 @@ static errcode_t open_fs(struct e2trim *t)
 		return open_error(t, err);
 	}
 	/*
-	 * Every bitmap libext2fs builds for us (ext2fs_check_desc()'s, the
-	 * stream's) is sparse: a bitarray of a 15 TiB filesystem is 500 MB.
+	 * Every bitmap libext2fs builds for us (the stream's, check_desc.c's)
+	 * is sparse: a bitarray of a 15 TiB filesystem is 500 MB.
 	 */
 	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	/*

@@ -2,8 +2,9 @@
 /*
  * open.h - open the filesystem and pass every safety gate, or refuse
  *
- * e2trim_open(), e2trim_probe(), e2trim_check() (e2trim.h) live in
- * open.c; this is what the rest of the library needs besides.
+ * e2trim_open() and e2trim_probe() (e2trim.h) live in open.c,
+ * e2trim_check() in check.c; this is what the rest of the library needs
+ * besides.
  */
 #ifndef E2TRIM_OPEN_H
 #define E2TRIM_OPEN_H

@@ -49,7 +49,7 @@ static inline int blocks_in_fs(ext2_filsys fs, blk64_t blk, blk64_t len)
 
 /*
  * Where group @g's descriptor puts its tables, and its flags.  Nothing
- * here is checked: open.c checks every descriptor (checksum, tables inside
+ * here is checked: check.c checks every descriptor (checksum, tables inside
  * the filesystem and, without flex_bg, inside the group) before any
  * bitmap is believed, and a walk that reads a table tests its blocks
  * again with blocks_in_fs().  The flags mean something only with

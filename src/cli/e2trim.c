@@ -11,7 +11,8 @@
  *   progress.c         the updating line on a terminal
  *   histogram.c        --histogram
  *   size.c             sizes in and out, as util-linux spells them
- *   targets*.c         many targets: the list, -p all, -j
+ *   target_list.c,     many targets: the list, -p all, -j
+ *   targets*.c
  *   output.c           each target's lines, in order
  * main() parses the command line, and e2trim_exit_code() maps every
  * outcome to an exit code.
@@ -342,10 +343,10 @@ static void warn_forced(const struct cli_control *ctl,
 		if (fix)
 			*fix = '\0';
 		warnx_target(ctl->device, "WARNING: %s%s%s%s, trimming anyway "
-			     "because of --force.", what, *detail ? " (" : "",
+			     "because of --force", what, *detail ? " (" : "",
 			     detail, *detail ? ")" : "");
 		warnx_target(ctl->device, "WARNING: blocks that hold data may "
-			     "be discarded.");
+			     "be discarded");
 	}
 }
 

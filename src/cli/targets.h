@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * targets.h - many filesystems in one run: the list, and who runs when
+ * targets.h - many filesystems in one run: the list built from the
+ * command line (targets.c) and run (targets_run.c), the JSON document
  */
 #ifndef E2TRIM_TARGETS_H
 #define E2TRIM_TARGETS_H

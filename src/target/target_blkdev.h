@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * target_blkdev.h - a block device: BLKDISCARD and its kin, a loop device's file
+ * target_blkdev.h - a block device: BLKDISCARD and its kin, and a loop
+ * device's backing file
  */
 #ifndef E2TRIM_TARGET_BLKDEV_H
 #define E2TRIM_TARGET_BLKDEV_H

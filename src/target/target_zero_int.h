@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * target_zero_int.h - the state --zero-fill's two halves share: what to
- * zero and how (target_zero.c), and the reading (target_zero_read.c)
+ * target_zero_int.h - the state --zero-fill's three files share: the
+ * writing (target_zero_write.c), the reading (target_zero_read.c) and
+ * the driver that decides what to zero how (target_zero.c)
  */
 #ifndef E2TRIM_TARGET_ZERO_INT_H
 #define E2TRIM_TARGET_ZERO_INT_H

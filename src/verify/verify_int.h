@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * verify_int.h - what verify.c and verify_inodes.c share
+ * verify_int.h - the state of one verification walk, shared inside
+ * src/verify/ (verify.c drives it)
  */
 #ifndef E2TRIM_VERIFY_INT_H
 #define E2TRIM_VERIFY_INT_H
