@@ -5,12 +5,12 @@
  * ext2fs_read_block_bitmap() builds a bitmap of the whole filesystem: half
  * a gigabyte and seconds of work on a 15 TiB filesystem, mostly spent
  * expanding BLOCK_UNINIT groups bit by bit.  The plan only ever walks the
- * bitmap forward, so this source keeps one group's bitmap block in memory
- * and never materialises a BLOCK_UNINIT group at all.
+ * bitmap forward, so this source keeps a window of bitmap blocks in
+ * memory and never materialises a BLOCK_UNINIT group at all.
  *
  * What a group's bitmap says must be exactly what libext2fs would say:
  *  - a group with BLOCK_UNINIT (and a valid descriptor checksum, checked
- *    for every group at open) has no bitmap on disk: it is free except for
+ *    for every group by e2trim_check()) has no bitmap on disk: it is free except for
  *    the metadata libext2fs marks for such groups (its superblock backup
  *    and descriptors, its own bitmaps and inode table);
  *  - any other group's bitmap block is read and its checksum verified;

@@ -25,9 +25,11 @@
  * No function prints, exits, installs a signal handler or keeps state
  * outside its handle: two threads may each work on a filesystem of their
  * own at the same time.  One handle must not be used by two threads at
- * once.  The only process-wide effect is that e2trim_new() registers the
- * e2trim and ext2 error tables with libcom_err (once, thread-safely), so
- * that error_message() knows their codes.  (The mount check and the
+ * once.  The process-wide effects: e2trim_new() registers the e2trim and
+ * ext2 error tables with libcom_err (once, thread-safely), so that
+ * error_message() knows their codes; libnbd is loaded once, on the first
+ * VM image; and a buffer a broken io_uring may still read into is kept
+ * for the life of the process.  (The mount check and the
  * external-journal lookup take a process-wide lock: the C library's mount
  * table reader and libblkid's cache are not safe in two threads at once.)
  *
@@ -248,7 +250,8 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 /*
  * The rest of the safety gates: the device holds the whole filesystem,
  * every group descriptor (checksum, layout) and every block bitmap's
- * checksum is right.  Each gate runs once, whatever calls it.
+ * checksum is right, and the journal e2fsck would load holds nothing to
+ * replay (its superblock checked as e2fsck checks it).  Each gate runs once, whatever calls it.
  */
 errcode_t e2trim_check(struct e2trim *t);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * errors.c - the one table from error codes to exit codes, and messages
+ * errors.c - the one table from error codes to exit codes, messages, and
+ * how a stage records a failure, a warning and its progress
  *
  * The codes and their messages are in e2trim_err.et; this table gives
  * each its exit code.  README.md, e2trim --help and e2trim(8) list the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gates.c - the refusals: every reason e2trim will not trim, with its fix
+ * gates.c - the superblock's refusals: features, a journal to replay,
+ * orphans, a filesystem not cleanly unmounted
  *
  * A refusal is final for the run and always happens before the first
  * discard.  Each has its own exit code so that a boot script can tell

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * image_lock.h - qemu's image locks on a raw image file (image_lock.c)
+ * image_lock.h - qemu's image locks on a raw image file or block device
+ *                (image_lock.c)
  */
 #ifndef E2TRIM_IMAGE_LOCK_H
 #define E2TRIM_IMAGE_LOCK_H

@@ -2,8 +2,8 @@
 /*
  * kept_buf.c - buffers the kernel may still write into, kept for good
  *
- * The list is the library's only state outside a handle: a buffer a
- * broken ring may still read into belongs to the process, not to the
+ * The list is one of the library's few pieces of state outside a handle:
+ * a buffer a broken ring may still read into belongs to the process, not to the
  * filesystem that used it.  Two handles in two threads can push at once,
  * so the push is a compare-and-swap, not a plain store.
  */

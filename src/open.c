@@ -289,8 +289,9 @@ static errcode_t open_fs(struct e2trim *t)
 		return open_error(t, err);
 	}
 	/*
-	 * Every bitmap libext2fs builds for us (the stream's, check_desc.c's)
-	 * is sparse: a bitarray of a 15 TiB filesystem is 500 MB.
+	 * A bitmap libext2fs builds for us is sparse unless its caller says
+	 * otherwise (verify.c picks a bitarray for small filesystems): a
+	 * bitarray of a 15 TiB filesystem is 500 MB.
 	 */
 	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	/*

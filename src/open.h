@@ -2,7 +2,8 @@
 /*
  * open.h - open the filesystem and pass every safety gate, or refuse
  *
- * e2trim_open() and e2trim_probe() (e2trim.h) live in open.c,
+ * e2trim_open(), e2trim_probe() and e2trim_partitions() (e2trim.h) live
+ * in open.c,
  * e2trim_check() in check.c; this is what the rest of the library needs
  * besides.
  */

@@ -23,6 +23,25 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 note() { echo "  $*"; }
 
+# debugfs, the two ways the tests use it: dfs_read IMG REQUEST prints the
+# answer to one request; dfs_write IMG runs the commands on stdin, read
+# and write, and fails the test if debugfs does
+dfs_read() { debugfs -R "$2" "$1" 2>/dev/null; }
+dfs_write() { debugfs -w -f - "$1" >/dev/null 2>&1 || fail "debugfs -w on $1"; }
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# recount_free IMG: the free block and inode counts (per group and in the
+# superblock) set to what e2fsck -fn counts, so that after a damage made
+# by hand only what the case damages disagrees
+recount_free() {
+	e2fsck -fn "$1" 2>/dev/null | sed -n \
+	  -e 's/^Free blocks count wrong for group #\([0-9]*\) ([0-9]*, counted=\([0-9]*\)).*/set_bg \1 free_blocks_count \2\nset_bg \1 checksum calc/p' \
+	  -e 's/^Free blocks count wrong ([0-9]*, counted=\([0-9]*\)).*/ssv free_blocks_count \1/p' \
+	  -e 's/^Free inodes count wrong for group #\([0-9]*\) ([0-9]*, counted=\([0-9]*\)).*/set_bg \1 free_inodes_count \2\nset_bg \1 checksum calc/p' \
+	  -e 's/^Free inodes count wrong ([0-9]*, counted=\([0-9]*\)).*/ssv free_inodes_count \1/p' |
+		dfs_write "$1"
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || skip "needs root (loop devices)"
 	losetup -f >/dev/null 2>&1 || skip "no free loop device"

@@ -31,7 +31,8 @@ struct cli_control {
 	const char *device;	/* the target in messages (one at a time) */
 	const char *path;	/* what to open: device without "?offset=N" */
 	struct e2trim_range range;	/* -o, -l, -m */
-	struct e2trim_options opts;	/* -p, -s, -z, -n, -f, --no-verify */
+	struct e2trim_options opts;	/* -p, -s, -z, -n, -f, --no-verify,
+					   --zero-fill, --format */
 	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
 	char **names;		/* the TARGET arguments */
 	unsigned int nnames;

@@ -2,8 +2,9 @@
 /*
  * target_list.h - the targets of one run: a growing list of records,
  * each with the disk it lives on.  The bottom of the command's target
- * family: targets.c builds the list, targets_parts.c expands -p all,
- * targets_run.c runs it; all three add, identify and refuse through here.
+ * family: targets.c builds the list and targets_parts.c expands -p all,
+ * both adding, identifying and refusing through here; targets_run.c
+ * runs the records.
  */
 #ifndef E2TRIM_TARGET_LIST_H
 #define E2TRIM_TARGET_LIST_H

@@ -7,7 +7,8 @@
  * that a boot-time trim of a block device never uses.  So libnbd.so.0 is
  * opened with dlopen() only when it is needed, and the calls below go
  * through a table of its functions.  Include this after <libnbd.h>, in
- * the files that call libnbd (nbd_io.c, target_nbd.c) and nowhere else.
+ * the files that call libnbd (nbd_io.c, nbd_readahead.c, target_nbd.c)
+ * and nowhere else.
  */
 #ifndef E2TRIM_NBD_DL_H
 #define E2TRIM_NBD_DL_H

@@ -2,9 +2,9 @@
 /*
  * nbd_readahead.c - reads asked ahead through NBD, many in flight
  *
- * Over a raw image or a device the fast readers (bitmap_read.c,
- * range_read.c, verify_dirs.c) keep many reads in flight through
- * io_uring.  Through NBD they read through libext2fs, one request at a
+ * Over a raw image or a device the fast readers keep many reads in
+ * flight (bitmap_read.c and range_read.c through io_uring, verify_dirs.c
+ * through readahead).  Through NBD they read through libext2fs, one request at a
  * time, a round trip each; but they tell libext2fs what comes next
  * (io_channel_cache_readahead()).  Here that is an asynchronous NBD read
  * (nbd_aio_pread) into a buffer of its own, up to RA_SLOTS of them, each

@@ -146,7 +146,7 @@ static const struct part_entry *find_partno(const struct part_table *t,
 }
 
 /*
- * A GPT's primary header or entries damaged: libblkid went by the backup.
+ * A GPT's primary header or entries damaged: gpt_check() went by the backup.
  * Go on only if the backup is whole, and say so.
  */
 static errcode_t check_gpt(struct e2trim *et, const struct part_reader *rd,

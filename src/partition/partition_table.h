@@ -43,8 +43,8 @@ struct part_problem {
  * The first problem of the whole table, in table order: two entries that
  * overlap (either way round; an entry over the table's own sectors too),
  * or a logical partition outside its extended container.  A logical
- * partition inside its container is not an overlap.  Pure, so that a
- * future "-p all" and the unit tests can use it.  Returns the kind found,
+ * partition inside its container is not an overlap.  Pure, so that
+ * -p N, -p all and the unit tests share it.  Returns the kind found,
  * PART_FINE (0) when there is none.
  */
 enum part_problem_kind part_table_check(const struct part_table *t,

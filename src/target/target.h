@@ -4,8 +4,9 @@
  *
  * The top of the target family.  The four back ends (a block device, its
  * io_uring queue, an image file, an NBD connection; target_core.h says
- * what each one fills in) each have a header of their own, included here
- * for their init calls; --zero-fill's driver is target_zero.h.
+ * what each one fills in) each have a header of their own; three are
+ * included here for their init calls (target_blkdev.c sets up io_uring
+ * itself), and --zero-fill's driver is target_zero.h.
  * target_trim() does what they share: trimming inward to the
  * granularity, splitting, skipping holes, stopping on a signal.
  */

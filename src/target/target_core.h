@@ -3,8 +3,8 @@
  * target_core.h - the bottom of the target family: what a back end is
  *
  * Every back end (block device, io_uring, image file, NBD) fills in a
- * struct target: limits read once at open, and request() for one
- * aligned, size-limited range.  Everything else (trimming inward to the
+ * struct target: limits read once at open, and request() (or submit()
+ * and finish()) for one aligned, size-limited range.  Everything else (trimming inward to the
  * granularity, splitting, skipping holes, stopping on a signal) is
  * target.c's, above them all, so that a test can put a fake request() in
  * place and inject faults.  Back ends report completions and progress

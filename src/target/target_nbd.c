@@ -3,7 +3,7 @@
  * target_nbd.c - discards through NBD: a VM image behind qemu-nbd, or any
  *                NBD server
  *
- * Three things decide what a trim frees in a VM image:
+ * Four things decide what a trim frees in a VM image, and how fast:
  *  - qcow2 (and its kin) frees only whole clusters covered by one aligned
  *    request: sixteen 4 KiB trims over a 64 KiB cluster free nothing.  The
  *    granularity is the cluster (or the server's block size if larger),

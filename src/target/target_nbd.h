@@ -10,9 +10,10 @@
 #include "target_core.h"
 
 /*
- * Prepare @t over the NBD connection @c (nbd_io.h), trimming inward to
+ * Prepare @t over the NBD connection @c (nbd_conn.h), trimming inward to
  * @cluster_bytes (the VM image's cluster; 0: unknown) or the server's
- * block size, whichever is larger.  -EOPNOTSUPP for TRIM_SECURE.
+ * block size, whichever is larger.  -EOPNOTSUPP for TRIM_SECURE and
+ * TRIM_ZERO_FILL.
  */
 struct nbd_conn;
 int target_nbd_init(struct target *t, struct nbd_conn *c,

@@ -71,7 +71,8 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
 
 /*
  * One piece read into @buf, [start, start + n) of the filesystem: the
- * units that hold something, run together, are written with zeros.
+ * units that hold something, run together, are zeroed (zf_zero_run():
+ * the host's cheapest way).
  */
 static int zero_chunk(struct target *t, struct zf_bufs *z,
 		      const unsigned char *buf, uint64_t start, uint64_t n)

@@ -2,8 +2,8 @@
 /*
  * range_read.h - read ranges of filesystem blocks in order, many at once
  *
- * For whoever reads much metadata in one pass (inode tables, directory
- * blocks): the caller names the ranges one after the other, contiguous
+ * For whoever reads much metadata in one pass (inode tables, inode
+ * bitmaps): the caller names the ranges one after the other, contiguous
  * ones are joined, and each is read in requests of up to
  * RANGE_READ_CHUNK_BYTES, RANGE_READ_DEPTH of them in flight; the data
  * comes back in the order the ranges were named.  Memory is bounded:

@@ -16,8 +16,10 @@
  *    quota and orphan files are walked like any other inode; which
  *    inodes are in use and what they own follows e2fsck's pass 1 rules
  *    (verify_rules.c, listed in verify_rules.md).
- * Everything is read through libext2fs's own iterators, except the few
- * extents kept in the inode itself (see verify_inodes.c).
+ * Block maps are followed through libext2fs's own iterators, except the
+ * few extents kept in the inode itself (see verify_inodes.c); the inode
+ * tables and inode bitmaps are read in large requests (itable_read.c,
+ * range_read.c).
  *
  * An inode is in use when e2fsck would keep it (special by its number,
  * such as a reserved or quota inode, or i_links_count != 0) or when the

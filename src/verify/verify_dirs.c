@@ -27,7 +27,7 @@
  * The inodes the superblock names are checked the same way.
  *
  * The blocks' numbers come from the walk that marks every referenced
- * block (verify.c), so no inode or extent tree is read twice; they are
+ * block (verify_ref.c, in the walk verify.c drives), so no inode or extent tree is read twice; they are
  * sorted and read in runs of up to DIR_READ_BLOCKS, with the kernel
  * asked to read DIR_READAHEAD_BYTES ahead.
  */

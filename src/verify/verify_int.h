@@ -81,7 +81,7 @@ struct verify {
 	int own_inode_map;		/* fs->inode_map is ours to free */
 	struct ext2_inode *inode;	/* the inode being walked, all of it */
 	int inode_size;
-	int late_csum;			/* see verify_ref_inodes() */
+	int late_csum;			/* see scanned_inode() */
 	char *block_buf;		/* ext2fs_block_iterate3()'s */
 	ext2_ino_t ino;			/* the inode being walked, or 0 */
 	ext2_ino_t scanned;		/* the last inode the scan returned */

@@ -17,21 +17,6 @@
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-q() { debugfs -R "$2" "$1" 2>/dev/null; }
-dbg() { debugfs -w -f - "$1" >/dev/null 2>&1 || fail "debugfs -w on $1"; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-
-# recount IMG: the free counts e2fsck counts, so that only what a case
-# damages disagrees (e2fsck -fn is the oracle)
-recount() {
-	e2fsck -fn "$1" 2>/dev/null | sed -n \
-	  -e 's/^Free blocks count wrong for group #\([0-9]*\) ([0-9]*, counted=\([0-9]*\)).*/set_bg \1 free_blocks_count \2\nset_bg \1 checksum calc/p' \
-	  -e 's/^Free blocks count wrong ([0-9]*, counted=\([0-9]*\)).*/ssv free_blocks_count \1/p' \
-	  -e 's/^Free inodes count wrong for group #\([0-9]*\) ([0-9]*, counted=\([0-9]*\)).*/set_bg \1 free_inodes_count \2\nset_bg \1 checksum calc/p' \
-	  -e 's/^Free inodes count wrong ([0-9]*, counted=\([0-9]*\)).*/ssv free_inodes_count \1/p' |
-		dbg "$1"
-}
-
 # bg IMG GROUP FIELD: a descriptor field as dumpe2fs prints it
 loc() {
 	dumpe2fs "$1" 2>/dev/null | awk -v g="Group $2:" -v f="$3" '
@@ -45,7 +30,7 @@ refused() {
 	local img=$1 what=$2 before
 	e2fsck -fn "$img" 2>&1 | grep -q "Group descriptors look bad... trying backup blocks" ||
 		fail "$what: e2fsck keeps the primary descriptors"
-	before=$(sha "$img")
+	before=$(sha_of "$img")
 	run_e2trim -n -v --list "$img"
 	assert_rc 16 "$what (dry run)"
 	assert_grep "damaged group descriptor" "$ERR" "$what"
@@ -53,7 +38,7 @@ refused() {
 	[ ! -s "$OUT" ] || { cat "$OUT" >&2; fail "$what: printed a plan"; }
 	run_e2trim -v "$img"
 	assert_rc 16 "$what (trim)"
-	assert_eq "$(sha "$img")" "$before" "$what: image changed"
+	assert_eq "$(sha_of "$img")" "$before" "$what: image changed"
 	note "exit 16: $what: $(sed 's/.*(\(group [^)]*)\).*/\1/' "$ERR")"
 }
 
@@ -65,28 +50,28 @@ head -c 300000 /dev/urandom >"$D"
 # 64 MiB of 1 KiB blocks: 8 groups, flex_bg, uninit_bg (INODE_UNINIT groups
 # whose inode bitmap is not read)
 mkfs "$img" 64M -t ext4 -b 1024 -O ^metadata_csum,uninit_bg
-printf 'write %s f\n' "$D" | dbg "$img"
-ino=$(q "$img" "stat f" | awk '/^Inode:/ {print $2; exit}')
+printf 'write %s f\n' "$D" | dfs_write "$img"
+ino=$(dfs_read "$img" "stat f" | awk '/^Inode:/ {print $2; exit}')
 assert_eq "$ino" 12 "f's inode"
 ipg=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Inodes per group:/ {print $4}')
 {
 	echo "unlink f"
 	echo "freei <12>"
-	q "$img" "blocks f" | tr ' ' '\n' | awk 'NF {print "freeb " $1}'
+	dfs_read "$img" "blocks f" | tr ' ' '\n' | awk 'NF {print "freeb " $1}'
 	echo "set_bg 0 itable_unused $((ipg - 11))"
 	echo "set_bg 0 checksum calc"
-} | dbg "$img"
-recount "$img"
+} | dfs_write "$img"
+recount_free "$img"
 e2fsck -fn "$img" >"$T/fsck.log" 2>&1 ||
 	{ cat "$T/fsck.log" >&2; fail "the primary alone is not clean"; }
 # group 1's inode bitmap on group 2's block bitmap
 printf 'set_bg 1 inode_bitmap %s\nset_bg 1 checksum calc\n' \
-	"$(loc "$img" 2 "Block bitmap")" | dbg "$img"
+	"$(loc "$img" 2 "Block bitmap")" | dfs_write "$img"
 cp --sparse=always "$img" "$T/copy.img"
 e2fsck -fy "$T/copy.img" >"$T/fsck.log" 2>&1 || [ $? -lt 4 ] ||
 	{ cat "$T/fsck.log" >&2; fail "e2fsck -fy"; }
 grep -q "trying backup blocks" "$T/fsck.log" || fail "e2fsck kept the primary"
-q "$T/copy.img" "dump <12> $T/back"
+dfs_read "$T/copy.img" "dump <12> $T/back"
 cmp -s "$T/back" "$D" || fail "e2fsck -fy did not bring f back byte for byte"
 rm -f "$T/copy.img" "$T/back"
 refused "$img" "inode bitmap on another group's block bitmap"
@@ -98,8 +83,8 @@ case_() {
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done; shift
 	what=$1; shift
 	mkfs "$img" 64M "${opts[@]}"
-	printf 'write %s f\n' "$D" | dbg "$img"
-	{ printf '%s\n' "$@"; } | dbg "$img"
+	printf 'write %s f\n' "$D" | dfs_write "$img"
+	{ printf '%s\n' "$@"; } | dfs_write "$img"
 	refused "$img" "$what"
 }
 ext4k=(-t ext4 -b 1024)
@@ -132,40 +117,40 @@ case_ "${ext4k[@]}" -- "inode table past the end" \
 # A superblock whose checksum fails: e2fsck opens a backup ("Superblock
 # invalid, trying backup blocks"), its descriptors with it.
 mkfs "$img" 64M "${ext4k[@]}"
-printf 'write %s f\n' "$D" | dbg "$img"
+printf 'write %s f\n' "$D" | dfs_write "$img"
 printf '\x5a' | dd of="$img" bs=1 seek=$((1024 + 1020)) conv=notrunc status=none
 e2fsck -fn "$img" 2>&1 | grep -q "Superblock invalid, trying backup blocks" ||
 	fail "superblock checksum: e2fsck keeps the primary"
-before=$(sha "$img")
+before=$(sha_of "$img")
 run_e2trim -v "$img"
 assert_rc 16 "superblock checksum"
 assert_grep "Superblock checksum does not match" "$ERR" "superblock checksum"
-assert_eq "$(sha "$img")" "$before" "superblock checksum: image changed"
+assert_eq "$(sha_of "$img")" "$before" "superblock checksum: image changed"
 note "exit 16: superblock checksum (e2fsck takes the backup)"
 # More unused inodes than free ones: e2fsck sets itable_unused to 0 and
 # reads the whole group (PR_0_GDT_ITABLE_UNUSED).
 mkfs "$img" 64M "${ext4k[@]}"
 printf 'set_bg 1 itable_unused %s\nset_bg 1 checksum calc\n' \
 	"$(( $(dumpe2fs -h "$img" 2>/dev/null | awk '/^Inodes per group:/ {print $4}') + 1 ))" |
-	dbg "$img"
+	dfs_write "$img"
 e2fsck -fn "$img" 2>&1 | grep -q "has invalid unused inodes count" ||
 	fail "itable_unused: e2fsck does not object"
-before=$(sha "$img")
+before=$(sha_of "$img")
 run_e2trim -v "$img"
 assert_rc 22 "itable_unused above the free inodes"
 assert_grep "unused inodes count" "$ERR" "itable_unused"
-assert_eq "$(sha "$img")" "$before" "itable_unused: image changed"
+assert_eq "$(sha_of "$img")" "$before" "itable_unused: image changed"
 note "exit 22: itable_unused above the free inodes (e2fsck reads the group)"
 
 # --- 4. what must pass: a filesystem grown by resize2fs ---------------------
 mkfs "$img" 64M "${ext4k[@]}"
-printf 'write %s f\n' "$D" | dbg "$img"
+printf 'write %s f\n' "$D" | dfs_write "$img"
 truncate -s 600M "$img"
 resize2fs "$img" >/dev/null 2>&1 || fail "resize2fs"
 e2fsck -fn "$img" >/dev/null 2>&1 || fail "resize2fs left it unclean"
 run_e2trim -v "$img"
 assert_rc 0 "a filesystem grown by resize2fs"
-q "$img" "dump f $T/back"
+dfs_read "$img" "dump f $T/back"
 cmp -s "$T/back" "$D" || fail "f changed on the grown filesystem"
 note "exit 0: grown by resize2fs ($(dumpe2fs -h "$img" 2>/dev/null |
 	awk '/^Block count:/ {print $3}') blocks)"

@@ -15,9 +15,6 @@
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-q() { debugfs -R "$2" "$1" 2>/dev/null; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-
 img=$T/a.img
 head -c 300000 /dev/urandom >"$T/big"
 head -c 90 /dev/urandom >"$T/small"
@@ -48,19 +45,19 @@ intact() {
 	for f in $files; do
 		src=$T/big; [ "$f" = small ] && src=$T/small
 		rm -f "$T/back"
-		q "$1" "dump $f $T/back"
-		[ "$(sha "$T/back")" = "$(sha "$src")" ] || fail "$2: $f changed"
+		dfs_read "$1" "dump $f $T/back"
+		[ "$(sha_of "$T/back")" = "$(sha_of "$src")" ] || fail "$2: $f changed"
 	done
-	q "$1" "stat ss" | grep -qF "Fast link dest: \"$short\"" ||
+	dfs_read "$1" "stat ss" | grep -qF "Fast link dest: \"$short\"" ||
 		fail "$2: the short link changed"
 	rm -f "$T/back"
-	q "$1" "dump sl $T/back"
+	dfs_read "$1" "dump sl $T/back"
 	[ "$(cat "$T/back")" = "$long" ] || fail "$2: the long link changed"
-	q "$1" "ea_get -f $T/back big user.x"
+	dfs_read "$1" "ea_get -f $T/back big user.x"
 	cmp -s "$T/back" "$T/xattr" || fail "$2: the xattr changed"
 	[ -z "${XHUGE:-}" ] && return
 	rm -f "$T/back"
-	q "$1" "ea_get -f $T/back small user.huge"
+	dfs_read "$1" "ea_get -f $T/back small user.huge"
 	cmp -s "$T/back" "$T/xhuge" || fail "$2: the xattr in an EA inode changed"
 }
 
@@ -107,7 +104,7 @@ sweep 32M "sparse_super2" -t ext4 -b 1024 -O sparse_super2
 sweep 32M "no flex_bg" -t ext4 -b 1024 -O ^flex_bg
 sweep 32M "128-byte inodes" -t ext4 -I 128
 FSCK_FIRST=1 XHUGE=1 sweep 32M "ea_inode" -t ext4 -O ea_inode
-q "$img" "stat small" | grep -q "File ACL: 0" ||
+dfs_read "$img" "stat small" | grep -q "File ACL: 0" ||
 	fail "ea_inode: user.huge is in an xattr block, not an EA inode"
 sweep 32M "casefold" -t ext4 -O casefold
 sweep 32M "encrypt" -t ext4 -O encrypt

@@ -21,19 +21,6 @@
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-q() { debugfs -R "$2" "$1" 2>/dev/null; }
-dbg() { debugfs -w -f - "$1" >/dev/null 2>&1 || fail "debugfs -w on $1"; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-
-# recount IMG: set the free block counts to what e2fsck counts, so that
-# only the bitmap and the inode disagree (e2fsck -fn is the oracle)
-recount() {
-	e2fsck -fn "$1" 2>/dev/null | sed -n \
-	  -e 's/^Free blocks count wrong for group #\([0-9]*\) ([0-9]*, counted=\([0-9]*\)).*/set_bg \1 free_blocks_count \2\nset_bg \1 checksum calc/p' \
-	  -e 's/^Free blocks count wrong ([0-9]*, counted=\([0-9]*\)).*/ssv free_blocks_count \1/p' |
-		dbg "$1"
-}
-
 # target_at IMG BLOCK LEN: the LEN bytes at block BLOCK, read with dd
 target_at() {
 	local bs
@@ -49,11 +36,11 @@ len=${#tgt}
 for fs in "ext3 -b 4096" "ext4 -b 4096 -O ^extent,^64bit" "ext2 -b 1024"; do
 	# shellcheck disable=SC2086  # the options are words
 	mkfs "$img" 32M -t $fs
-	printf 'symlink sl %s\n' "$tgt" | dbg "$img"
-	blk=$(q "$img" "blocks sl" | tr -d ' ')
+	printf 'symlink sl %s\n' "$tgt" | dfs_write "$img"
+	blk=$(dfs_read "$img" "blocks sl" | tr -d ' ')
 	[ -n "$blk" ] || fail "$fs: the link has no block"
-	printf 'sif sl i_blocks 0\nfreeb %s\n' "$blk" | dbg "$img"
-	recount "$img"
+	printf 'sif sl i_blocks 0\nfreeb %s\n' "$blk" | dfs_write "$img"
+	recount_free "$img"
 	# e2fsck finds nothing to fix: the refusal cannot say "e2fsck -f fixes it"
 	e2fsck -fn "$img" >"$T/fsck.log" 2>&1 ||
 		{ cat "$T/fsck.log" >&2; fail "$fs: e2fsck -fn objects"; }
@@ -64,21 +51,21 @@ for fs in "ext3 -b 4096" "ext4 -b 4096 -O ^extent,^64bit" "ext2 -b 1024"; do
 	cp --sparse=always "$img" "$T/copy.img"
 	e2fsck -fy "$T/copy.img" >"$T/fsck.log" 2>&1 || [ $? -lt 4 ] ||
 		{ cat "$T/fsck.log" >&2; fail "$fs: e2fsck -fy"; }
-	q "$T/copy.img" "stat sl" | grep -q "Type: symlink" ||
+	dfs_read "$T/copy.img" "stat sl" | grep -q "Type: symlink" ||
 		fail "$fs: e2fsck -fy deleted the link"
-	assert_eq "$(q "$T/copy.img" "stat sl" | sed -n 's/.*  *Size: \([0-9]*\)$/\1/p' | head -1)" \
+	assert_eq "$(dfs_read "$T/copy.img" "stat sl" | sed -n 's/.*  *Size: \([0-9]*\)$/\1/p' | head -1)" \
 		"$len" "$fs: the link's size after e2fsck -fy"
 	[ "$(target_at "$T/copy.img" "$blk" "$len")" = "$tgt" ] ||
 		fail "$fs: e2fsck -fy changed the target"
 
-	before=$(sha "$img")
+	before=$(sha_of "$img")
 	run_e2trim -n -v "$img"
 	assert_rc 16 "$fs: dry run"
 	assert_grep "inode 12: symlink too long for i_block\[\] whose i_blocks is 0" "$ERR" "$fs: dry run"
 	assert_grep "recreate the link" "$ERR" "$fs: what to do"
 	run_e2trim -v "$img"
 	assert_rc 16 "$fs: trim"
-	assert_eq "$(sha "$img")" "$before" "$fs: the image changed"
+	assert_eq "$(sha_of "$img")" "$before" "$fs: the image changed"
 	note "$fs: slow symlink with i_blocks 0 refused (16), image unchanged"
 done
 
@@ -89,16 +76,16 @@ long=/$(printf 'l%.0s' $(seq 1 79))
 {
 	printf 'symlink il %s\n' "$long"
 	printf 'ea_set -f %s il user.big\n' "$T/val"
-} | dbg "$img"
-q "$img" "stat il" | grep -q "Flags: 0x10000000" || fail "il is not inline"
-q "$img" "stat il" | grep -q "File ACL: [1-9]" || fail "il has no xattr block"
-e2fsck -fn "$img" 2>&1 | grep -q "Block bitmap differences:  -$(q "$img" "stat il" |
+} | dfs_write "$img"
+dfs_read "$img" "stat il" | grep -q "Flags: 0x10000000" || fail "il is not inline"
+dfs_read "$img" "stat il" | grep -q "File ACL: [1-9]" || fail "il has no xattr block"
+e2fsck -fn "$img" 2>&1 | grep -q "Block bitmap differences:  -$(dfs_read "$img" "stat il" |
 	sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')\$" ||
 	note "e2fsck no longer offers to free the inline link's xattr block"
 run_e2trim -v "$img"
 assert_rc 0 "inline symlink with an xattr block"
-q "$img" "stat il" | grep -qF "Fast link dest: \"$long\"" ||
+dfs_read "$img" "stat il" | grep -qF "Fast link dest: \"$long\"" ||
 	fail "the inline link's target changed"
-q "$img" "ea_get -f $T/back il user.big"
+dfs_read "$img" "ea_get -f $T/back il user.big"
 cmp -s "$T/back" "$T/val" || fail "il's xattr block changed"
 note "inline symlink of ${#long} bytes with an xattr block trimmed (0), intact"
