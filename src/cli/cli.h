@@ -35,7 +35,11 @@ struct cli_control {
 	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
 	char **names;		/* the TARGET arguments */
 	unsigned int nnames;
-	const char *targets_from;	/* --targets-from FILE ("-": stdin) */
+	/* --targets-from FILE ("-": stdin), each one given, in order */
+#define CLI_MAX_TARGETS_FROM 64
+#define CLI_MAX_TARGETS_FROM_STR "64"
+	const char *targets_from[CLI_MAX_TARGETS_FROM];
+	unsigned int ntargets_from;
 	unsigned int jobs;	/* -j: targets at once (1: one at a time) */
 	enum progress_mode progress;
 	unsigned int verbose : 1,
@@ -43,7 +47,9 @@ struct cli_control {
 		     list : 1,
 		     json : 1,		/* --json: stdout is one JSON document */
 		     all_partitions : 1,	/* -p all */
-		     histogram : 1;	/* --histogram */
+		     histogram : 1,	/* --histogram */
+		     quiet_unsupported : 1,	/* no error if it cannot discard */
+		     several : 1;	/* more than one target: --list names it */
 };
 
 /*

@@ -96,7 +96,11 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "     --json           print the results as one JSON document on stdout\n"
 	       "     --targets-from <file>\n"
 	       "                      also every target listed in file, one a line\n"
-	       "                      ('-': standard input; # starts a comment)\n"
+	       "                      ('-': standard input; # starts a comment;\n"
+	       "                      a CRLF line end is accepted); may be repeated\n"
+	       "     --quiet-unsupported\n"
+	       "                      a disk that cannot discard is no error: no\n"
+	       "                      message, exit status 0 (as fstrim's option)\n"
 	       " -j, --jobs <N>       trim up to N targets at once, never two on one disk\n"
 	       " -q, --quiet          print nothing but errors\n"
 	       " -h, --help           display this help\n"
@@ -106,8 +110,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " or KB, MB, GB ... (powers of 1000).\n\n"
 	       "Exit status:\n"
 	       "  0  success            1  operational error   2  discard unsupported\n"
-	       "  3  usage error       32  interrupted\n"
-	       " 64  some targets failed       65  every target failed\n"
+	       "  3  usage error      130  interrupted (SIGINT, SIGTERM)\n"
+	       " 32  every target failed       64  some targets failed\n"
 	       " 10  mounted or in use         11  not an ext2/3/4 filesystem\n"
 	       " 12  unsupported feature       13  not clean: run e2fsck -f\n"
 	       " 14  journal needs recovery    15  orphan inodes pending\n"
@@ -123,7 +127,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 26  the VM image is open in another program (image lock)\n"
 	       " 27  a whole-disk image: give -p all or -p N\n"
 	       " A refusal (10-27) discards nothing.  With several targets the exit\n"
-	       " status is 0, 64 or 65 (or 32); a single target keeps its own.\n\n"
+	       " status is fstrim's: 0, 64 or 32 (or 130); a single target keeps its own.\n\n"
 	       "A VM image (qcow2, vmdk, ...) is opened through qemu-nbd; an NBD URI\n"
 	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
@@ -201,7 +205,7 @@ static unsigned int jobs_arg(const char *arg)
 
 enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_JSON, OPT_TARGETS_FROM,
        OPT_ZERO_FILL, OPT_HISTOGRAM, OPT_PROGRESS, OPT_NO_PROGRESS,
-       OPT_FORMAT };
+       OPT_FORMAT, OPT_QUIET_UNSUPPORTED };
 
 static void parse_args(int argc, char **argv, struct cli_control *ctl)
 {
@@ -225,6 +229,7 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "json",    no_argument,       NULL, OPT_JSON },
 		{ "targets-from", required_argument, NULL, OPT_TARGETS_FROM },
+		{ "quiet-unsupported", no_argument, NULL, OPT_QUIET_UNSUPPORTED },
 		{ "jobs",    required_argument, NULL, 'j' },
 		{ "quiet",   no_argument,       NULL, 'q' },
 		{ "help",    no_argument,       NULL, 'h' },
@@ -299,7 +304,15 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			ctl->json = 1;
 			break;
 		case OPT_TARGETS_FROM:
-			ctl->targets_from = optarg;
+			/* each, in order: a second must not replace the first */
+			if (ctl->ntargets_from < CLI_MAX_TARGETS_FROM)
+				ctl->targets_from[ctl->ntargets_from++] = optarg;
+			else
+				bad_usage("more than %s --targets-from files",
+					  CLI_MAX_TARGETS_FROM_STR);
+			break;
+		case OPT_QUIET_UNSUPPORTED:
+			ctl->quiet_unsupported = 1;
 			break;
 		case 'j':
 			ctl->jobs = jobs_arg(optarg);
@@ -313,7 +326,7 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			try_help();
 		}
 	}
-	if (optind == argc && !ctl->targets_from)
+	if (optind == argc && !ctl->ntargets_from)
 		bad_usage("%s", "no device or image specified");
 	/* stdout is the JSON document's alone */
 	if (ctl->json && ctl->list)
@@ -372,6 +385,18 @@ static void stop_on_signals(struct e2trim *t)
 	e2trim_set_cancel(t, &cli_stop);
 }
 
+/*
+ * --quiet-unsupported: the disk cannot discard (at all, or this way), as
+ * fstrim's option means it: not worth a failed unit at every boot.
+ */
+static int quiet_unsupported(const struct cli_control *ctl, errcode_t err)
+{
+	return ctl->quiet_unsupported &&
+	       (err == E2TRIM_ERR_UNSUPPORTED ||
+		err == E2TRIM_ERR_DISCARD_UNSUPPORTED ||
+		err == E2TRIM_ERR_NBD_NO_TRIM);
+}
+
 static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
 	const struct cli_control *ctl = priv;
@@ -388,6 +413,8 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 {
 	const struct e2trim_result *r = e2trim_result(t);
 
+	if (quiet_unsupported(ctl, err))
+		return;
 	report_minlen_raised(ctl, r);
 	switch (err) {
 	case 0:
@@ -452,7 +479,8 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	if (!err)
 		err = timed_verify(t);
 	if (err) {
-		warn_code(ctl->device, t, err);
+		if (!quiet_unsupported(ctl, err))
+			warn_code(ctl->device, t, err);
 		return err;
 	}
 	stop_on_signals(t);
@@ -470,11 +498,14 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 }
 
 /* What happened to the target, kept for --json and the exit code. */
-static void keep_outcome(struct outcome *o, const struct e2trim *t,
-			 errcode_t err)
+static void keep_outcome(const struct cli_control *ctl, struct outcome *o,
+			 const struct e2trim *t, errcode_t err)
 {
 	o->err = err;
 	o->exit_code = e2trim_exit_code(err);
+	o->unsupported = quiet_unsupported(ctl, err);
+	if (o->unsupported)
+		o->exit_code = E2TRIM_EXIT_OK;
 	/* an interruption's particulars only repeat it */
 	if (err && t && err != E2TRIM_ERR_INTERRUPTED)
 		e2trim_message(t, err, o->message, sizeof(o->message));
@@ -502,7 +533,7 @@ static void run_target(const struct cli_control *base,
 		ctl.verbose = 0;
 	if (r->pre_err) {
 		warnx_target(ctl.device, "%s", r->pre_msg ? r->pre_msg : "");
-		keep_outcome(o, NULL, r->pre_err);
+		keep_outcome(&ctl, o, NULL, r->pre_err);
 		snprintf(o->message, sizeof(o->message), "%s",
 			 r->pre_msg ? r->pre_msg : "");
 		return;
@@ -510,13 +541,13 @@ static void run_target(const struct cli_control *base,
 	if (cli_stop) {
 		warnx_target(ctl.device, "interrupted before it started; "
 			     "nothing trimmed");
-		keep_outcome(o, NULL, E2TRIM_ERR_INTERRUPTED);
+		keep_outcome(&ctl, o, NULL, E2TRIM_ERR_INTERRUPTED);
 		return;
 	}
 	err = e2trim_new(&t);
 	if (err) {
 		warn_code(ctl.device, NULL, err);
-		keep_outcome(o, NULL, err);
+		keep_outcome(&ctl, o, NULL, err);
 		return;
 	}
 	/* e2fsck first, alone: the open below trusts nothing from before */
@@ -528,7 +559,7 @@ static void run_target(const struct cli_control *base,
 	}
 	if (!err)
 		err = trim(&ctl, t, o);
-	keep_outcome(o, t, err);
+	keep_outcome(&ctl, o, t, err);
 	e2trim_free(t);
 }
 
@@ -542,6 +573,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &ctl);
 	if (targets_build(&ctl, &l))
 		return E2TRIM_EXIT_USAGE;
+	ctl.several = l.n > 1;
 	code = targets_run(&ctl, &l, run_target);
 	targets_free(&l);
 	return code;

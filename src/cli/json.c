@@ -174,6 +174,8 @@ static const char *status(const struct target_rec *r)
 {
 	const struct outcome *o = &r->out;
 
+	if (o->unsupported)
+		return "unsupported";	/* --quiet-unsupported */
 	if (!o->err)
 		return o->res.dryrun ? "dry-run" : "trimmed";
 	if (o->err == E2TRIM_ERR_INTERRUPTED)
@@ -244,7 +246,9 @@ static void result(struct json *j, const struct outcome *o)
 {
 	const struct e2trim_result *r = &o->res;
 
-	if (!o->applied) {
+	/* refused by the device before its first request: never reached */
+	if (!o->applied || (o->err && !r->requests && !r->bytes_trimmed &&
+			    !r->bytes_zeroed && !r->bytes_already_zero)) {
 		json_null(j, "result");
 		return;
 	}

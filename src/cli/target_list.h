@@ -32,7 +32,8 @@ struct outcome {
 	struct e2trim_result res;	/* a copy, taken before the handle goes */
 	struct e2trim_histogram hist;	/* --histogram: a copy too */
 	unsigned int opened : 1,	/* res has the filesystem's fields */
-		     applied : 1;	/* res has the device and the result */
+		     applied : 1,	/* res has the device and the result */
+		     unsupported : 1;	/* --quiet-unsupported: it cannot discard */
 };
 
 struct target_rec {

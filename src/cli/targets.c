@@ -62,7 +62,10 @@ static struct target_rec *add_target(const struct cli_control *ctl,
 /*
  * A line of --targets-from: blank lines and "# comments" are skipped,
  * spaces around a name dropped; a control character or a NUL byte makes
- * the line malformed.  Returns the name, NULL to skip, or sets *@why.
+ * the line malformed.  A CRLF line end (a list written on Windows) is a
+ * line end; a carriage return anywhere else, or a UTF-8 byte order mark
+ * (an editor's, invisible), would change the name that is trimmed, so
+ * the line is refused.  Returns the name, NULL to skip, or sets *@why.
  */
 static char *parse_line(char *line, size_t len, const char **why)
 {
@@ -74,7 +77,19 @@ static char *parse_line(char *line, size_t len, const char **why)
 		*why = "holds a NUL byte";
 		return NULL;
 	}
-	line[strcspn(line, "\r\n")] = '\0';
+	if (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	if (!strncmp(line, "\xef\xbb\xbf", 3)) {
+		*why = "begins with a UTF-8 byte order mark (save the list "
+		       "without one)";
+		return NULL;
+	}
+	if (strchr(line, '\r')) {
+		*why = "holds a carriage return inside the name";
+		return NULL;
+	}
 	while (*line == ' ' || *line == '\t')
 		line++;
 	end = line + strlen(line);
@@ -93,9 +108,8 @@ static char *parse_line(char *line, size_t len, const char **why)
 }
 
 static int read_targets_file(const struct cli_control *ctl,
-			     struct target_list *l)
+			     struct target_list *l, const char *file)
 {
-	const char *file = ctl->targets_from;
 	char *line = NULL, *name, where[PATH_MAX + 32], detail[PATH_MAX + 64];
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	struct target_rec *r;
@@ -171,8 +185,9 @@ int targets_build(const struct cli_control *ctl, struct target_list *l)
 	for (i = 0; i < ctl->nnames; i++)
 		if (!add_target(ctl, l, ctl->names[i]))
 			goto nomem;
-	if (ctl->targets_from && read_targets_file(ctl, l))
-		return -1;
+	for (i = 0; i < ctl->ntargets_from; i++)
+		if (read_targets_file(ctl, l, ctl->targets_from[i]))
+			return -1;
 	if (ctl->all_partitions && targets_expand_all(l))
 		goto nomem;
 	mark_twice(l);

@@ -176,7 +176,8 @@ int targets_run(const struct cli_control *ctl, struct target_list *l,
 	unsigned int i, jobs = ctl->jobs ? ctl->jobs : 1;
 	int code;
 
-	if (l->n > 1)
+	/* --json: an interrupted run prints its document too */
+	if (l->n > 1 || ctl->json)
 		catch_signals();
 	if (ctl->fsck != FSCK_NONE)
 		jobs = 1;
