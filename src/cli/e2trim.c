@@ -328,9 +328,6 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 	}
 	if (optind == argc && !ctl->ntargets_from)
 		bad_usage("%s", "no device or image specified");
-	/* stdout is the JSON document's alone */
-	if (ctl->json && ctl->list)
-		bad_usage("%s", "--json and --list exclude each other");
 	ctl->names = argv + optind;
 	ctl->nnames = argc - optind;
 	/* "--fsck force disk.img": the argument needs the '=' */
@@ -340,11 +337,11 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			  "argument needs the '=')");
 }
 
-/* The gates --force let pass: each worth a warning. */
+/* The gates --force let pass: each worth a warning, and kept for --json. */
 static void warn_forced(const struct cli_control *ctl,
-			const struct e2trim *t)
+			const struct e2trim *t, struct outcome *o)
 {
-	char what[512], *fix;
+	char what[512], kept[1024], *fix;
 	const char *detail;
 	errcode_t code;
 	unsigned int i;
@@ -359,17 +356,23 @@ static void warn_forced(const struct cli_control *ctl,
 			     detail, *detail ? ")" : "");
 		warnx_target(ctl->device, "WARNING: blocks that hold data may "
 			     "be discarded.");
+		snprintf(kept, sizeof(kept), "%s%s%s%s", what,
+			 *detail ? " (" : "", detail, *detail ? ")" : "");
+		if (outcome_add_text(&o->forced, kept))
+			o->lost = 1;
 	}
 }
 
-/* What the library found worth a warning, each said once. */
+/* What the library found worth a warning, each said once (and kept). */
 static void warn_new(const struct cli_control *ctl, const struct e2trim *t,
-		     unsigned int *said)
+		     unsigned int *said, struct outcome *o)
 {
 	const char *w;
 
 	while ((w = e2trim_warning(t, *said))) {
 		warnx_target(ctl->device, "warning: %s", w);
+		if (outcome_add_text(&o->warnings, w))
+			o->lost = 1;
 		(*said)++;
 	}
 }
@@ -397,12 +400,26 @@ static int quiet_unsupported(const struct cli_control *ctl, errcode_t err)
 		err == E2TRIM_ERR_NBD_NO_TRIM);
 }
 
+/* what list_extent() needs: where to print, or keep for --json */
+struct list_to {
+	const struct cli_control *ctl;
+	struct outcome *o;
+};
+
 static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
-	const struct cli_control *ctl = priv;
+	const struct list_to *to = priv;
+	const struct cli_control *ctl = to->ctl;
 
-	if (ctl->list)
-		progress_clear();
+	if (!ctl->list)
+		return 0;
+	/* --json --list: the ranges go into the document */
+	if (ctl->json) {
+		if (outcome_add_range(to->o, start_bytes, len_bytes))
+			to->o->lost = 1;
+		return 0;
+	}
+	progress_clear();
 	report_extent(ctl, start_bytes, len_bytes);
 	return 0;
 }
@@ -461,18 +478,19 @@ static errcode_t timed_verify(struct e2trim *t)
 static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 		      struct outcome *o)
 {
+	struct list_to to = { .ctl = ctl, .o = o };
 	unsigned int said = 0;
 	errcode_t err;
 
 	progress_start(ctl, t);
 	err = e2trim_open(t, ctl->path, &ctl->opts);
 	o->opened = !err;
-	warn_new(ctl, t, &said);
+	warn_new(ctl, t, &said, o);
 	if (!err)
 		err = e2trim_check(t);
-	warn_new(ctl, t, &said);
+	warn_new(ctl, t, &said, o);
 	if (!err)
-		warn_forced(ctl, t);
+		warn_forced(ctl, t, o);
 	if (!err)
 		err = e2trim_set_range(t, &ctl->range);
 	/* before the target is opened: a refusal must trim nothing */
@@ -490,7 +508,7 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 			     "discard; nothing trimmed");
 		return E2TRIM_ERR_INTERRUPTED;
 	}
-	err = e2trim_apply(t, list_extent, (void *)ctl);
+	err = e2trim_apply(t, list_extent, &to);
 	o->applied = 1;
 	progress_clear();
 	report(ctl, t, err);

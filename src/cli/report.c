@@ -13,13 +13,36 @@
 #include "report.h"
 #include "size.h"
 
+/*
+ * A name as lsblk -r writes it: one word, a space, a backslash, a quote
+ * or any byte that is not printable ASCII as \xHH, so that a line always
+ * splits into its three columns and the exact name can be got back.
+ */
+static void raw_name(FILE *out, const char *name)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '\\' || *p == '"' ||
+		    *p == '\'')
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+}
+
 void report_extent(const struct cli_control *ctl, uint64_t start_bytes,
 		   uint64_t len_bytes)
 {
 	FILE *out = cli_out();
 
-	if (ctl->list)
-		fprintf(out, "%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
+	if (!ctl->list)
+		return;
+	/* several targets: which one each range is on, in a first column */
+	if (ctl->several) {
+		raw_name(out, ctl->device);
+		fputc(' ', out);
+	}
+	fprintf(out, "%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
 }
 
 void report_minlen_raised(const struct cli_control *ctl,

@@ -24,6 +24,17 @@ struct disk_key {
 	ino_t ino;		/* the file's inode */
 };
 
+/* --list with --json: one discarded range */
+struct outcome_range {
+	uint64_t start_bytes, len_bytes;
+};
+
+/* a growing list of messages */
+struct outcome_texts {
+	char **v;
+	unsigned int n;
+};
+
 /* What happened to one target: filled in by run_target(). */
 struct outcome {
 	errcode_t err;
@@ -33,8 +44,19 @@ struct outcome {
 	struct e2trim_histogram hist;	/* --histogram: a copy too */
 	unsigned int opened : 1,	/* res has the filesystem's fields */
 		     applied : 1,	/* res has the device and the result */
-		     unsupported : 1;	/* --quiet-unsupported: it cannot discard */
+		     unsupported : 1,	/* --quiet-unsupported: it cannot discard */
+		     lost : 1;		/* out of memory: ranges or texts missing */
+	struct outcome_range *ranges;	/* --json --list */
+	size_t nranges, ranges_cap;
+	struct outcome_texts forced;	/* gates --force let pass, in words */
+	struct outcome_texts warnings;	/* the library's warnings */
 };
+
+/* Keep a range, a text; -1 when out of memory (outcome.c). */
+int outcome_add_range(struct outcome *o, uint64_t start_bytes,
+		      uint64_t len_bytes);
+int outcome_add_text(struct outcome_texts *l, const char *text);
+void outcome_free(struct outcome *o);
 
 struct target_rec {
 	char *name;		/* as given: JSON's "target" */
