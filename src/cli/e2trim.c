@@ -390,18 +390,6 @@ static void stop_on_signals(struct e2trim *t)
 	e2trim_set_cancel(t, &cli_stop);
 }
 
-/*
- * --quiet-unsupported: the disk cannot discard (at all, or this way), as
- * fstrim's option means it: not worth a failed unit at every boot.
- */
-static int quiet_unsupported(const struct cli_control *ctl, errcode_t err)
-{
-	return ctl->quiet_unsupported &&
-	       (err == E2TRIM_ERR_UNSUPPORTED ||
-		err == E2TRIM_ERR_DISCARD_UNSUPPORTED ||
-		err == E2TRIM_ERR_NBD_NO_TRIM);
-}
-
 /* what list_extent() needs: where to print, or keep for --json */
 struct list_to {
 	const struct cli_control *ctl;
@@ -432,7 +420,7 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 {
 	const struct e2trim_result *r = e2trim_result(t);
 
-	if (quiet_unsupported(ctl, err))
+	if (outcome_unsupported(ctl, err))
 		return;
 	report_minlen_raised(ctl, r);
 	switch (err) {
@@ -499,7 +487,7 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	if (!err)
 		err = timed_verify(t);
 	if (err) {
-		if (!quiet_unsupported(ctl, err))
+		if (!outcome_unsupported(ctl, err))
 			warn_code(ctl->device, t, err);
 		return err;
 	}
@@ -523,7 +511,7 @@ static void keep_outcome(const struct cli_control *ctl, struct outcome *o,
 {
 	o->err = err;
 	o->exit_code = e2trim_exit_code(err);
-	o->unsupported = quiet_unsupported(ctl, err);
+	o->unsupported = outcome_unsupported(ctl, err);
 	if (o->unsupported)
 		o->exit_code = E2TRIM_EXIT_OK;
 	/* an interruption's particulars only repeat it */

@@ -2,12 +2,21 @@
 /*
  * outcome.c - what one target leaves for the --json document beyond its
  * numbers: the ranges of --list, the gates --force let pass and the
- * library's warnings, each kept until the document is written.
+ * library's warnings, each kept until the document is written; and
+ * whether --quiet-unsupported makes its failure none.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "target_list.h"
+
+int outcome_unsupported(const struct cli_control *ctl, errcode_t err)
+{
+	return ctl->quiet_unsupported &&
+	       (err == E2TRIM_ERR_UNSUPPORTED ||
+		err == E2TRIM_ERR_DISCARD_UNSUPPORTED ||
+		err == E2TRIM_ERR_NBD_NO_TRIM);
+}
 
 int outcome_add_range(struct outcome *o, uint64_t start_bytes,
 		      uint64_t len_bytes)

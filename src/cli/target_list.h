@@ -58,6 +58,13 @@ int outcome_add_range(struct outcome *o, uint64_t start_bytes,
 int outcome_add_text(struct outcome_texts *l, const char *text);
 void outcome_free(struct outcome *o);
 
+/*
+ * --quiet-unsupported and @err says the disk cannot discard (at all, or
+ * this way; an NBD server that cannot trim): as fstrim's option means
+ * it, no message and exit 0, not a failed unit at every boot.
+ */
+int outcome_unsupported(const struct cli_control *ctl, errcode_t err);
+
 struct target_rec {
 	char *name;		/* as given: JSON's "target" */
 	char *label;		/* in messages: the name, or "<name>, partition N" */
