@@ -42,7 +42,7 @@ struct cli_control {
 	unsigned int ntargets_from;
 	unsigned int jobs;	/* -j: targets at once (1: one at a time) */
 	enum progress_mode progress;
-	unsigned int verbose : 1,
+	unsigned int verbose : 2,	/* -v once (1), twice or more (2) */
 		     quiet : 1,
 		     list : 1,
 		     json : 1,		/* --json: stdout is one JSON document */

@@ -93,7 +93,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
 	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
 	       "                      exits 0 or 1; with -n, e2fsck runs with -n\n"
-	       " -v, --verbose        print the number of bytes discarded\n"
+	       " -v, --verbose        print the number of bytes discarded; twice:\n"
+	       "                      also the notes (the minimum raised)\n"
 	       "     --json           print the results as one JSON document on stdout\n"
 	       "                      (valid UTF-8: exact bytes in \"<key>_raw\", hex)\n"
 	       "     --targets-from <file>\n"
@@ -104,7 +105,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "                      a disk that cannot discard is no error: no\n"
 	       "                      message, exit status 0 (as fstrim's option)\n"
 	       " -j, --jobs <N>       trim up to N targets at once, never two on one disk\n"
-	       " -q, --quiet          print nothing but errors\n"
+	       " -q, --quiet          print nothing but errors (and --list, --histogram)\n"
 	       " -h, --help           display this help\n"
 	       " -V, --version        display version\n\n"
 	       "Arguments:\n"
@@ -297,7 +298,8 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			ctl->opts.force = 1;
 			break;
 		case 'v':
-			ctl->verbose = 1;
+			if (ctl->verbose < 2)
+				ctl->verbose++;
 			break;
 		case 'q':
 			ctl->quiet = 1;
@@ -422,7 +424,6 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 
 	if (outcome_unsupported(ctl, err))
 		return;
-	report_minlen_raised(ctl, r);
 	switch (err) {
 	case 0:
 		report_summary(ctl, r);
@@ -441,8 +442,10 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 		warn_code(ctl->device, t, err);
 		return;
 	}
-	/* with --json, the histogram is in the document (json.c) */
-	if (ctl->histogram && !ctl->quiet && !ctl->json)
+	/* a note, after fstrim's line: scripts read that one first */
+	report_minlen_raised(ctl, r);
+	/* asked for, as --list is: -q does not drop it; --json has it */
+	if (ctl->histogram && !ctl->json)
 		histogram_print(cli_out(), ctl->device, e2trim_histogram(t));
 }
 

@@ -51,7 +51,9 @@ void report_minlen_raised(const struct cli_control *ctl,
 	char h[HUMAN_SIZE_LEN];
 	FILE *out = cli_out();
 
+	/* a note only when -m asked for less, or -v -v wants every note */
 	if (ctl->verbose && !ctl->quiet &&
+	    (r->range.minlen_bytes || ctl->verbose > 1) &&
 	    r->minlen_applied_bytes > r->range.minlen_bytes)
 		fprintf(out, "%s: minimum raised to %s, the discard granularity\n",
 			ctl->device,
@@ -119,6 +121,15 @@ void report_allocated(const struct cli_control *ctl,
 
 	if (!ctl->verbose || ctl->quiet || !r->allocated_known)
 		return;
+	/* a dry run frees nothing: say what the trim would */
+	if (r->dryrun) {
+		fprintf(out, "%s: %s%sallocated %s; the trim would free up to "
+			"%s (dry run)\n", ctl->device, r->image_format,
+			r->image_format[0] ? " image " : "image ",
+			size_to_human(before, b, sizeof(b)),
+			size_to_human(r->bytes_trimmed, s, sizeof(s)));
+		return;
+	}
 	/* a split extent can cost the host a block of its extent tree */
 	fprintf(out, "%s: %s%sallocated %s before, %s after, %s %s\n",
 		ctl->device, r->image_format, r->image_format[0] ? " image " :

@@ -9,23 +9,52 @@
  * refused with their own message.  targets_run.c runs the list.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "targets.h"
 
+/* The size in bytes of the file or block device @path; 0 if unknown. */
+static uint64_t size_of(const char *path)
+{
+	uint64_t size = 0;
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return st.st_size;
+	if (!S_ISBLK(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, BLKGETSIZE64, &size))
+		size = 0;
+	close(fd);
+	return size;
+}
+
 /*
  * "disk.img?offset=1048576", as e2fsprogs spells a filesystem inside an
- * image: only when no file has that very name.
+ * image: only when no file has that very name.  An offset at or past the
+ * end is a mistyped argument, not a truncated filesystem.
  */
 static void split_offset(struct target_rec *r, int all_partitions)
 {
-	char *q = strstr(r->path, "?offset="), *end;
+	char *q = strstr(r->path, "?offset="), *end, detail[PATH_MAX + 128];
 	unsigned long long off;
 	struct stat st;
+	uint64_t size;
 
 	if (!q || !stat(r->path, &st))
 		return;
@@ -42,6 +71,14 @@ static void split_offset(struct target_rec *r, int all_partitions)
 		return;
 	}
 	*q = '\0';
+	size = size_of(r->path);
+	if (size && off >= size) {
+		snprintf(detail, sizeof(detail), "?offset=%llu is past the end "
+			 "of %s, which holds %" PRIu64 " bytes", off, r->path,
+			 size);
+		target_refuse(r, E2TRIM_ERR_USAGE, detail);
+		return;
+	}
 	r->opts.offset_bytes = off;
 }
 
