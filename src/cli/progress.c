@@ -14,8 +14,8 @@
  * On a terminal the line is fitted to its width (TIOCGWINSZ), one column
  * short of it so that it never wraps (a wrapped line leaves a dead line
  * behind at every redraw): a long name, such as a /dev/disk/by-id one,
- * keeps its end ("...-part1"), where such names differ; then the rate
- * goes.  With -j 2 or more, targets run in threads at once, so one line
+ * keeps its end ("...-part1"), where such names differ; the rate goes
+ * only when the name would be cut below NAME_KEEP bytes.  With -j 2 or more, targets run in threads at once, so one line
  * speaks for all of them:
  *
  *   e2trim: 1/4 done; ...sda1: trimming 30%; sdb1: verifying 12%
@@ -38,6 +38,7 @@
 #define REDRAW_NS 200000000LL	/* at most 5 lines a second */
 #define SLOTS 64		/* -j's maximum */
 #define LINE_MAX_BYTES 1024
+#define NAME_KEEP 24		/* of a name cut short, before the rate goes */
 
 /* -j: a running target's stage */
 struct slot {
@@ -192,10 +193,15 @@ static void draw(uint64_t done, uint64_t total, long long now)
 	snprintf(what, sizeof(what), "%s %s of %s (%u%%)",
 		 stage_name(prog.stage), size_to_human(done, d, sizeof(d)),
 		 size_to_human(total, tot, sizeof(tot)), pct);
-	/* "e2trim: " NAME ": " WHAT RATE, one column short of the width */
+	/*
+	 * "e2trim: " NAME ": " WHAT RATE, one column short of the width:
+	 * the name is cut to its end, down to NAME_KEEP bytes with the rate,
+	 * shorter once the rate has gone
+	 */
 	fixed = strlen(program_invocation_short_name) + 4 + strlen(what);
-	if (cols && fixed + strlen(prog.device) + strlen(rate) >= cols)
-		rate[0] = '\0';	/* the rate goes before the name is cut */
+	if (cols && fixed + strlen(prog.device) + strlen(rate) >= cols &&
+	    fixed + NAME_KEEP + strlen(rate) >= cols)
+		rate[0] = '\0';
 	fixed += strlen(rate);
 	snprintf(name, sizeof(name), "%s", prog.device);
 	if (cols && fixed + strlen(name) >= cols)
@@ -257,14 +263,20 @@ static void on_progress_several(enum e2trim_stage stage, uint64_t done_bytes,
 static void on_progress(void *priv, enum e2trim_stage stage,
 			uint64_t done_bytes, uint64_t total_bytes)
 {
+	unsigned int delay_ms;
 	long long now;
+	int on;
 
 	/* priv: the target's name, for the tests' pause point only */
 	test_pause_at(stage_name(stage), priv, done_bytes);
-	if (!prog.on)
+	pthread_mutex_lock(&lock);
+	on = prog.on;
+	delay_ms = prog.delay_ms;
+	pthread_mutex_unlock(&lock);
+	if (!on)
 		return;
-	if (prog.delay_ms)
-		usleep(prog.delay_ms * 1000u);
+	if (delay_ms)
+		usleep(delay_ms * 1000u);
 	pthread_mutex_lock(&lock);
 	if (prog.several) {
 		on_progress_several(stage, done_bytes, total_bytes);
