@@ -58,6 +58,11 @@ drawn "$T/tty" | grep -q 'other.img: ' || fail "-j 2: other.img never shown"
 run_e2trim -n -v -j 2 "$T/$long" other.img
 cmp -s "$OUT" "$T/out" || { diff "$OUT" "$T/out"; fail "-j 2: stdout differs with progress"; }
 
+# -j 2 and one target: its own line, not nothing
+run_e2trim -n -j 2 --progress big.img
+assert_rc 0 "-j 2 --progress, one target"
+drawn "$ERR" | grep -q '^e2trim: big.img: trimming .* of ' || { cat -v "$ERR" | head; fail "-j 2, one target: progress dropped"; }
+
 # -j 2 --progress on a pipe: said, not dropped
 run_e2trim -n -j 2 --progress big.img other.img
 assert_rc 0 "-j 2 --progress on a pipe"
