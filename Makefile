@@ -113,7 +113,8 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
 CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/targets.c \
 	    src/cli/target_list.c src/cli/targets_parts.c src/cli/targets_run.c \
-	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c
+	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c \
+	    src/cli/outcome.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 0
 LIB_A := $(B)/libe2trim.a

@@ -78,10 +78,11 @@ enum e2trim_exit {
 	E2TRIM_EXIT_NBD_NO_TRIM = 25,	/* the NBD server cannot trim */
 	E2TRIM_EXIT_IMAGE_LOCKED = 26,	/* the VM image is open elsewhere */
 	E2TRIM_EXIT_WHOLE_DISK = 27,	/* a whole-disk image given without -p */
-	E2TRIM_EXIT_INTERRUPTED = 32,	/* stopped by SIGINT or SIGTERM */
-	/* several targets (a single one keeps its own code): */
+	/* several targets (a single one keeps its own code), as fstrim -a: */
+	E2TRIM_EXIT_ALL_FAILED = 32,	/* every one failed or was refused */
 	E2TRIM_EXIT_SOME_FAILED = 64,	/* some failed or were refused */
-	E2TRIM_EXIT_ALL_FAILED = 65,	/* every one failed or was refused */
+	/* as shells say 128 + SIGINT: nothing fstrim or e2fsck exits with */
+	E2TRIM_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT or SIGTERM */
 };
 
 /* How the space is given back. */

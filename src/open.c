@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,33 @@
  * threads share: two handles checking at once could each parse the
  * other's half-written line and miss a mount.  One check at a time.
  */
+/*
+ * A directory given as the target: most likely the mount point of the
+ * very filesystem meant (as fstrim takes it), which says what to do.
+ */
+static errcode_t not_a_mount_point(struct e2trim *t)
+{
+	char dir[PATH_MAX], src[PATH_MAX] = "";
+	struct mntent *m;
+	FILE *f;
+
+	if (!realpath(t->path, dir))
+		return lib_fail(t, E2TRIM_ERR_NOT_BLOCK_OR_FILE, NULL);
+	f = setmntent("/proc/self/mounts", "r");
+	/* the last entry for the directory is the one on top */
+	while (f && (m = getmntent(f)))
+		if (!strcmp(m->mnt_dir, dir))
+			snprintf(src, sizeof(src), "%s", m->mnt_fsname);
+	if (f)
+		endmntent(f);
+	if (!*src)
+		return lib_fail(t, E2TRIM_ERR_NOT_BLOCK_OR_FILE, "a directory");
+	return lib_fail(t, E2TRIM_ERR_NOT_BLOCK_OR_FILE, "it is the mount "
+			"point of %s, a mounted filesystem: e2trim trims "
+			"unmounted ones; fstrim %s trims it mounted", src,
+			t->path);
+}
+
 static pthread_mutex_t mount_check_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static errcode_t check_not_mounted(struct e2trim *t)
@@ -64,6 +92,8 @@ static errcode_t open_device(struct e2trim *t)
 	if (stat(t->path, &st))
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno, "cannot open");
 	t->is_blkdev = S_ISBLK(st.st_mode);
+	if (S_ISDIR(st.st_mode))
+		return not_a_mount_point(t);
 	if (!t->is_blkdev && !S_ISREG(st.st_mode))
 		return lib_fail(t, E2TRIM_ERR_NOT_BLOCK_OR_FILE, NULL);
 

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -135,6 +136,58 @@ static errcode_t choose_format(struct e2trim *t, const char **fmt)
 	}
 }
 
+/*
+ * --format FMT given: what the first bytes say must not contradict it,
+ * so that the message names the mismatch rather than qemu's failure.
+ */
+static errcode_t check_format_given(struct e2trim *t, const char *fmt)
+{
+	const char *magic = image_format_probe(t->fd);
+
+	if (magic && strcmp(magic, fmt))
+		return lib_fail(t, E2TRIM_ERR_USAGE, "--format %s, but its "
+				"first bytes say %s; give --format %s, or leave "
+				"--format out", fmt, magic, magic);
+	if (!magic && image_format_has_magic(fmt))
+		return lib_fail(t, E2TRIM_ERR_USAGE, "--format %s, but it has "
+				"no %s header (its first bytes name no VM "
+				"format); a raw image needs no --format", fmt,
+				fmt);
+	return 0;
+}
+
+/* qemu-nbd is on $PATH: else the fix is to install it. */
+static int have_qemu_nbd(void)
+{
+	const char *path = getenv("PATH");
+	char file[4096];
+	const char *p, *end;
+
+	for (p = path; p && *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(file, sizeof(file), "%.*s/qemu-nbd", (int)(end - p),
+			 p);
+		if (!access(file, X_OK))
+			return 1;
+	}
+	return 0;
+}
+
+/* qemu-nbd did not start: a format qemu does not know, or no qemu-nbd. */
+static errcode_t start_failed(struct e2trim *t, const char *fmt,
+			      const char *why)
+{
+	if (!have_qemu_nbd())
+		return lib_fail(t, E2TRIM_ERR_NBD_START, "qemu-nbd is not "
+				"installed: install qemu-utils");
+	/* qemu's words for a format name it has no driver for */
+	if (t->opt.format && strstr(why, "Unknown driver"))
+		return lib_fail(t, E2TRIM_ERR_USAGE, "unknown format %s: qemu "
+				"has no such driver (qemu-img --help lists "
+				"them)", fmt);
+	return lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
+}
+
 errcode_t open_image_format(struct e2trim *t)
 {
 	const char *fmt = t->opt.format;
@@ -156,12 +209,12 @@ errcode_t open_image_format(struct e2trim *t)
 	if (t->is_blkdev)
 		return lib_fail(t, E2TRIM_ERR_USAGE,
 				"--format works on image files only");
+	if (t->opt.format) {
+		err = check_format_given(t, fmt);
+		if (err)
+			return err;
+	}
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "%s", fmt);
-	/* measured with qemu 7.2: only qcow2 (and raw) free trimmed space */
-	if (strcmp(fmt, "qcow2"))
-		lib_warn(t, "qemu's %s driver keeps the space of what is trimmed:"
-			 " the image will not shrink; convert it once with "
-			 "qemu-img convert -O qcow2", fmt);
 	t->cluster_bytes = image_cluster_bytes(t->fd, t->path, fmt);
 	/* from here on the file is qemu-nbd's; ours only tells its size */
 	t->image_fd = t->fd;
@@ -174,12 +227,22 @@ errcode_t open_image_format(struct e2trim *t)
 	 */
 	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, 1, why, sizeof(why));
 	/* only the first bytes said it is a VM image: they may be a raw's */
-	if (rc == NBD_OPEN_FAILED && !t->opt.format)
+	if (rc == NBD_OPEN_FAILED && !t->opt.format && have_qemu_nbd())
 		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s; if it is a raw "
 				"image whose first bytes only look like a %s "
 				"header, give --format raw", why, fmt);
+	if (rc == NBD_OPEN_FAILED)
+		return start_failed(t, fmt, why);
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	/*
+	 * measured with qemu 7.2: only qcow2 (and raw) free trimmed space;
+	 * said once qemu has opened it, so never for a format it does not know
+	 */
+	if (strcmp(fmt, "qcow2"))
+		lib_warn(t, "qemu's %s driver keeps the space of what is trimmed:"
+			 " the image will not shrink; convert it once with "
+			 "qemu-img convert -O qcow2", fmt);
 	t->nbd_reopen = !t->opt.dryrun;
 	t->nbd->drops_discard = q.version == 2 && q.backing;
 	hold_data_file(t, &q);

@@ -3,8 +3,9 @@
  * cli.h - what the command line decided, and how the command speaks
  *
  * The command is libe2trim's first client: it sees the engine only
- * through <e2trim.h> (and links src/sysfs.c, a leaf, for itself).  Everything it prints on stderr goes through
- * warnx_target(), in util-linux's style: "e2trim: <target>: <message>".
+ * through <e2trim.h> (and links src/sysfs.c, a leaf, for itself).
+ * Everything it prints on stderr goes through warnx_target(), in
+ * util-linux's style: "e2trim: <target>: <message>".
  */
 #ifndef E2TRIM_CLI_H
 #define E2TRIM_CLI_H
@@ -36,15 +37,21 @@ struct cli_control {
 	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
 	char **names;		/* the TARGET arguments */
 	unsigned int nnames;
-	const char *targets_from;	/* --targets-from FILE ("-": stdin) */
+	/* --targets-from FILE ("-": stdin), each one given, in order */
+#define CLI_MAX_TARGETS_FROM 64
+#define CLI_MAX_TARGETS_FROM_STR "64"
+	const char *targets_from[CLI_MAX_TARGETS_FROM];
+	unsigned int ntargets_from;
 	unsigned int jobs;	/* -j: targets at once (1: one at a time) */
 	enum progress_mode progress;
-	unsigned int verbose : 1,
+	unsigned int verbose : 2,	/* -v once (1), twice or more (2) */
 		     quiet : 1,
 		     list : 1,
 		     json : 1,		/* --json: stdout is one JSON document */
 		     all_partitions : 1,	/* -p all */
-		     histogram : 1;	/* --histogram */
+		     histogram : 1,	/* --histogram */
+		     quiet_unsupported : 1,	/* no error if it cannot discard */
+		     several : 1;	/* more than one target: --list names it */
 };
 
 /*

@@ -86,20 +86,27 @@ static void __attribute__((__noreturn__)) usage(void)
 	       "     --progress       show progress even when stderr is not a terminal\n"
 	       "     --no-progress    never show progress\n"
 	       "     --list           print each range discarded: start and length in\n"
-	       "                      bytes of the file or device named, after alignment\n"
+	       "                      bytes of the file or device named, after alignment;\n"
+	       "                      several targets: the target first (as lsblk -r)\n"
 	       "     --no-verify      trust the bitmap, skip checking who uses each block,\n"
 	       "                      directory entries and summary counts;\n"
 	       "                      safe only right after a full e2fsck -f\n"
 	       " -f, --force          trim despite an unclean state (not when in use)\n"
 	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
 	       "                      exits 0 or 1; with -n, e2fsck runs with -n\n"
-	       " -v, --verbose        print the number of bytes discarded\n"
+	       " -v, --verbose        print the number of bytes discarded; twice:\n"
+	       "                      also the notes (the minimum raised)\n"
 	       "     --json           print the results as one JSON document on stdout\n"
+	       "                      (valid UTF-8: exact bytes in \"<key>_raw\", hex)\n"
 	       "     --targets-from <file>\n"
 	       "                      also every target listed in file, one a line\n"
-	       "                      ('-': standard input; # starts a comment)\n"
+	       "                      ('-': standard input; # starts a comment;\n"
+	       "                      a CRLF line end is accepted); may be repeated\n"
+	       "     --quiet-unsupported\n"
+	       "                      a disk that cannot discard is no error: no\n"
+	       "                      message, exit status 0 (as fstrim's option)\n"
 	       " -j, --jobs <N>       trim up to N targets at once, never two on one disk\n"
-	       " -q, --quiet          print nothing but errors\n"
+	       " -q, --quiet          print nothing but errors (and --list, --histogram)\n"
 	       " -h, --help           display this help\n"
 	       " -V, --version        display version\n\n"
 	       "Arguments:\n"
@@ -107,8 +114,8 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " or KB, MB, GB ... (powers of 1000).\n\n"
 	       "Exit status:\n"
 	       "  0  success            1  operational error   2  discard unsupported\n"
-	       "  3  usage error       32  interrupted\n"
-	       " 64  some targets failed       65  every target failed\n"
+	       "  3  usage error      130  interrupted (SIGINT, SIGTERM)\n"
+	       " 32  every target failed       64  some targets failed\n"
 	       " 10  mounted or in use         11  not an ext2/3/4 filesystem\n"
 	       " 12  unsupported feature       13  not clean: run e2fsck -f\n"
 	       " 14  journal needs recovery    15  orphan inodes pending\n"
@@ -124,7 +131,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 26  the VM image is open in another program (image lock)\n"
 	       " 27  a whole-disk image: give -p all or -p N\n"
 	       " A refusal (10-27) discards nothing.  With several targets the exit\n"
-	       " status is 0, 64 or 65 (or 32); a single target keeps its own.\n\n"
+	       " status is fstrim's: 0, 64 or 32 (or 130); a single target keeps its own.\n\n"
 	       "A VM image (qcow2, vmdk, ...) is opened through qemu-nbd; an NBD URI\n"
 	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n\n"
 	       "For more details see e2trim(8).\n", program_name);
@@ -202,7 +209,7 @@ static unsigned int jobs_arg(const char *arg)
 
 enum { OPT_LIST = 256, OPT_NO_VERIFY, OPT_FSCK, OPT_JSON, OPT_TARGETS_FROM,
        OPT_ZERO_FILL, OPT_HISTOGRAM, OPT_PROGRESS, OPT_NO_PROGRESS,
-       OPT_FORMAT };
+       OPT_FORMAT, OPT_QUIET_UNSUPPORTED };
 
 static void parse_args(int argc, char **argv, struct cli_control *ctl)
 {
@@ -226,6 +233,7 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "json",    no_argument,       NULL, OPT_JSON },
 		{ "targets-from", required_argument, NULL, OPT_TARGETS_FROM },
+		{ "quiet-unsupported", no_argument, NULL, OPT_QUIET_UNSUPPORTED },
 		{ "jobs",    required_argument, NULL, 'j' },
 		{ "quiet",   no_argument,       NULL, 'q' },
 		{ "help",    no_argument,       NULL, 'h' },
@@ -291,7 +299,8 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			ctl->opts.force = 1;
 			break;
 		case 'v':
-			ctl->verbose = 1;
+			if (ctl->verbose < 2)
+				ctl->verbose++;
 			break;
 		case 'q':
 			ctl->quiet = 1;
@@ -300,7 +309,15 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			ctl->json = 1;
 			break;
 		case OPT_TARGETS_FROM:
-			ctl->targets_from = optarg;
+			/* each, in order: a second must not replace the first */
+			if (ctl->ntargets_from < CLI_MAX_TARGETS_FROM)
+				ctl->targets_from[ctl->ntargets_from++] = optarg;
+			else
+				bad_usage("more than %s --targets-from files",
+					  CLI_MAX_TARGETS_FROM_STR);
+			break;
+		case OPT_QUIET_UNSUPPORTED:
+			ctl->quiet_unsupported = 1;
 			break;
 		case 'j':
 			ctl->jobs = jobs_arg(optarg);
@@ -314,11 +331,8 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			try_help();
 		}
 	}
-	if (optind == argc && !ctl->targets_from)
+	if (optind == argc && !ctl->ntargets_from)
 		bad_usage("%s", "no device or image specified");
-	/* stdout is the JSON document's alone */
-	if (ctl->json && ctl->list)
-		bad_usage("%s", "--json and --list exclude each other");
 	ctl->names = argv + optind;
 	ctl->nnames = argc - optind;
 	/* "--fsck force disk.img": the argument needs the '=' */
@@ -328,11 +342,11 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 			  "argument needs the '=')");
 }
 
-/* The gates --force let pass: each worth a warning. */
+/* The gates --force let pass: each worth a warning, and kept for --json. */
 static void warn_forced(const struct cli_control *ctl,
-			const struct e2trim *t)
+			const struct e2trim *t, struct outcome *o)
 {
-	char what[512], *fix;
+	char what[512], kept[1024], *fix;
 	const char *detail;
 	errcode_t code;
 	unsigned int i;
@@ -347,17 +361,23 @@ static void warn_forced(const struct cli_control *ctl,
 			     detail, *detail ? ")" : "");
 		warnx_target(ctl->device, "WARNING: blocks that hold data may "
 			     "be discarded");
+		snprintf(kept, sizeof(kept), "%s%s%s%s", what,
+			 *detail ? " (" : "", detail, *detail ? ")" : "");
+		if (outcome_add_text(&o->forced, kept))
+			o->lost = 1;
 	}
 }
 
-/* What the library found worth a warning, each said once. */
+/* What the library found worth a warning, each said once (and kept). */
 static void warn_new(const struct cli_control *ctl, const struct e2trim *t,
-		     unsigned int *said)
+		     unsigned int *said, struct outcome *o)
 {
 	const char *w;
 
 	while ((w = e2trim_warning(t, *said))) {
 		warnx_target(ctl->device, "warning: %s", w);
+		if (outcome_add_text(&o->warnings, w))
+			o->lost = 1;
 		(*said)++;
 	}
 }
@@ -373,12 +393,26 @@ static void stop_on_signals(struct e2trim *t)
 	e2trim_set_cancel(t, &cli_stop);
 }
 
+/* what list_extent() needs: where to print, or keep for --json */
+struct list_to {
+	const struct cli_control *ctl;
+	struct outcome *o;
+};
+
 static int list_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
-	const struct cli_control *ctl = priv;
+	const struct list_to *to = priv;
+	const struct cli_control *ctl = to->ctl;
 
-	if (ctl->list)
-		progress_clear();
+	if (!ctl->list)
+		return 0;
+	/* --json --list: the ranges go into the document */
+	if (ctl->json) {
+		if (outcome_add_range(to->o, start_bytes, len_bytes))
+			to->o->lost = 1;
+		return 0;
+	}
+	progress_clear();
 	report_extent(ctl, start_bytes, len_bytes);
 	return 0;
 }
@@ -389,7 +423,8 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 {
 	const struct e2trim_result *r = e2trim_result(t);
 
-	report_minlen_raised(ctl, r);
+	if (outcome_unsupported(ctl, err))
+		return;
 	switch (err) {
 	case 0:
 		report_summary(ctl, r);
@@ -408,8 +443,10 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 		warn_code(ctl->device, t, err);
 		return;
 	}
-	/* with --json, the histogram is in the document (json.c) */
-	if (ctl->histogram && !ctl->quiet && !ctl->json)
+	/* a note, after fstrim's line: scripts read that one first */
+	report_minlen_raised(ctl, r);
+	/* asked for, as --list is: -q does not drop it; --json has it */
+	if (ctl->histogram && !ctl->json)
 		histogram_print(cli_out(), ctl->device, e2trim_histogram(t));
 }
 
@@ -435,25 +472,27 @@ static errcode_t timed_verify(struct e2trim *t)
 static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 		      struct outcome *o)
 {
+	struct list_to to = { .ctl = ctl, .o = o };
 	unsigned int said = 0;
 	errcode_t err;
 
 	progress_start(ctl, t);
 	err = e2trim_open(t, ctl->path, &ctl->opts);
 	o->opened = !err;
-	warn_new(ctl, t, &said);
+	warn_new(ctl, t, &said, o);
 	if (!err)
 		err = e2trim_check(t);
-	warn_new(ctl, t, &said);
+	warn_new(ctl, t, &said, o);
 	if (!err)
-		warn_forced(ctl, t);
+		warn_forced(ctl, t, o);
 	if (!err)
 		err = e2trim_set_range(t, &ctl->range);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
 		err = timed_verify(t);
 	if (err) {
-		warn_code(ctl->device, t, err);
+		if (!outcome_unsupported(ctl, err))
+			warn_code(ctl->device, t, err);
 		return err;
 	}
 	stop_on_signals(t);
@@ -463,7 +502,7 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 			     "discard; nothing trimmed");
 		return E2TRIM_ERR_INTERRUPTED;
 	}
-	err = e2trim_apply(t, list_extent, (void *)ctl);
+	err = e2trim_apply(t, list_extent, &to);
 	o->applied = 1;
 	progress_clear();
 	report(ctl, t, err);
@@ -471,11 +510,14 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 }
 
 /* What happened to the target, kept for --json and the exit code. */
-static void keep_outcome(struct outcome *o, const struct e2trim *t,
-			 errcode_t err)
+static void keep_outcome(const struct cli_control *ctl, struct outcome *o,
+			 const struct e2trim *t, errcode_t err)
 {
 	o->err = err;
 	o->exit_code = e2trim_exit_code(err);
+	o->unsupported = outcome_unsupported(ctl, err);
+	if (o->unsupported)
+		o->exit_code = E2TRIM_EXIT_OK;
 	/* an interruption's particulars only repeat it */
 	if (err && t && err != E2TRIM_ERR_INTERRUPTED)
 		e2trim_message(t, err, o->message, sizeof(o->message));
@@ -503,7 +545,7 @@ static void run_target(const struct cli_control *base,
 		ctl.verbose = 0;
 	if (r->pre_err) {
 		warnx_target(ctl.device, "%s", r->pre_msg ? r->pre_msg : "");
-		keep_outcome(o, NULL, r->pre_err);
+		keep_outcome(&ctl, o, NULL, r->pre_err);
 		snprintf(o->message, sizeof(o->message), "%s",
 			 r->pre_msg ? r->pre_msg : "");
 		return;
@@ -511,13 +553,13 @@ static void run_target(const struct cli_control *base,
 	if (cli_stop) {
 		warnx_target(ctl.device, "interrupted before it started; "
 			     "nothing trimmed");
-		keep_outcome(o, NULL, E2TRIM_ERR_INTERRUPTED);
+		keep_outcome(&ctl, o, NULL, E2TRIM_ERR_INTERRUPTED);
 		return;
 	}
 	err = e2trim_new(&t);
 	if (err) {
 		warn_code(ctl.device, NULL, err);
-		keep_outcome(o, NULL, err);
+		keep_outcome(&ctl, o, NULL, err);
 		return;
 	}
 	/* e2fsck first, alone: the open below trusts nothing from before */
@@ -529,7 +571,7 @@ static void run_target(const struct cli_control *base,
 	}
 	if (!err)
 		err = trim(&ctl, t, o);
-	keep_outcome(o, t, err);
+	keep_outcome(&ctl, o, t, err);
 	e2trim_free(t);
 }
 
@@ -543,6 +585,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &ctl);
 	if (targets_build(&ctl, &l))
 		return E2TRIM_EXIT_USAGE;
+	ctl.several = l.n > 1;
 	code = targets_run(&ctl, &l, run_target);
 	targets_free(&l);
 	return code;

@@ -49,8 +49,8 @@ void fsck_argv(const struct cli_control *ctl, const char *prog,
 
 /*
  * Run e2fsck ($E2FSCK, or the e2fsck on PATH) on ctl->path (at the
- * filesystem's offset, with -p or ?offset=) and wait for it; its output goes to
- * e2trim's standard error.  A device in use is refused first (through
+ * filesystem's offset, with -p or ?offset=) and wait for it; its output
+ * goes to e2trim's standard error.  A device in use is refused first (through
  * @t, e2trim_probe()), and e2fsck does not run.  Returns 0 when the
  * filesystem may be opened now (e2fsck exited 0 or 1), or the error code
  * after saying why: a refusal of the device itself,

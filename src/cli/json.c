@@ -5,19 +5,87 @@
  * Enough for one document in lsblk -J's layout: objects, arrays,
  * strings, integers, a few seconds, true/false/null, indented by two
  * spaces.  Strings are escaped as RFC 8259 asks: the quote, the
- * backslash and every control character; bytes above 0x7f pass as they
- * are (a path is bytes; valid UTF-8 stays valid).
+ * backslash and every control character.  The document is always valid
+ * UTF-8, which strict parsers require: a path or a label is bytes, not
+ * text, so each byte that is not part of a well-formed UTF-8 sequence
+ * (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF)
+ * is written as U+FFFD, and json_string() adds a "<key>_raw" member with
+ * the exact bytes in hex, from which `xxd -r -p` or Python's
+ * bytes.fromhex() gets them back.  Hex rather than base64: jq's
+ * @base64d decodes to a string, which would lose the bytes again.
  */
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "json.h"
+
+/* The length of the well-formed UTF-8 sequence at @p (not ASCII), or 0. */
+static unsigned int utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	unsigned int n, i;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;	/* a continuation byte, C0, C1, F5-FF */
+	/* the second byte's range rules out overlongs and surrogates */
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+int json_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int n;
+
+	while (*p) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		n = utf8_len(p);
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return 1;
+}
 
 void json_quote(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	unsigned int n;
 
 	fputc('"', f);
 	for (; *p; p++) {
+		if (*p >= 0x80) {
+			n = utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", f);
+				continue;
+			}
+			fwrite(p, 1, n, f);
+			p += n - 1;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", f);
@@ -125,11 +193,24 @@ void json_end(struct json *j)
 
 void json_string(struct json *j, const char *key, const char *val)
 {
+	char raw_key[64];
+	const unsigned char *p;
+
 	member(j, key);
-	if (val)
-		json_quote(j->f, val);
-	else
+	if (!val) {
 		fputs("null", j->f);
+		return;
+	}
+	json_quote(j->f, val);
+	if (!key || json_utf8_valid(val))
+		return;
+	/* the exact bytes, which the U+FFFD above could not keep */
+	snprintf(raw_key, sizeof(raw_key), "%s_raw", key);
+	member(j, raw_key);
+	fputc('"', j->f);
+	for (p = (const unsigned char *)val; *p; p++)
+		fprintf(j->f, "%02x", *p);
+	fputc('"', j->f);
 }
 
 void json_u64(struct json *j, const char *key, uint64_t val)
@@ -174,6 +255,8 @@ static const char *status(const struct target_rec *r)
 {
 	const struct outcome *o = &r->out;
 
+	if (o->unsupported)
+		return "unsupported";	/* --quiet-unsupported */
 	if (!o->err)
 		return o->res.dryrun ? "dry-run" : "trimmed";
 	if (o->err == E2TRIM_ERR_INTERRUPTED)
@@ -244,7 +327,9 @@ static void result(struct json *j, const struct outcome *o)
 {
 	const struct e2trim_result *r = &o->res;
 
-	if (!o->applied) {
+	/* refused by the device before its first request: never reached */
+	if (!o->applied || (o->err && !r->requests && !r->bytes_trimmed &&
+			    !r->bytes_zeroed && !r->bytes_already_zero)) {
 		json_null(j, "result");
 		return;
 	}
@@ -302,6 +387,38 @@ static void histogram(struct json *j, const struct cli_control *ctl,
 	json_close(j);
 }
 
+/* A list of messages (null when there is none to keep). */
+static void texts(struct json *j, const char *key,
+		  const struct outcome_texts *l)
+{
+	unsigned int i;
+
+	json_open_array(j, key);
+	for (i = 0; i < l->n; i++)
+		json_string(j, NULL, l->v[i]);
+	json_close(j);
+}
+
+/* --list: the ranges discarded, [{"start": N, "length": N}, ...] */
+static void list(struct json *j, const struct cli_control *ctl,
+		 const struct outcome *o)
+{
+	size_t i;
+
+	if (!ctl->list || !o->applied) {
+		json_null(j, "list");
+		return;
+	}
+	json_open_array(j, "list");
+	for (i = 0; i < o->nranges; i++) {
+		json_open(j, NULL);
+		json_u64(j, "start", o->ranges[i].start_bytes);
+		json_u64(j, "length", o->ranges[i].len_bytes);
+		json_close(j);
+	}
+	json_close(j);
+}
+
 static void target(struct json *j, const struct cli_control *ctl,
 		   const struct target_rec *r)
 {
@@ -324,7 +441,13 @@ static void target(struct json *j, const struct cli_control *ctl,
 	device(j, o);
 	result(j, o);
 	histogram(j, ctl, o);
+	texts(j, "forced", &o->forced);
+	texts(j, "warnings", &o->warnings);
+	list(j, ctl, o);
 	json_close(j);
+	if (o->lost)
+		warnx_target(r->label, "out of memory: the JSON document "
+			     "misses some of its ranges or warnings");
 }
 
 void json_document(const struct cli_control *ctl,

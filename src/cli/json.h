@@ -34,7 +34,13 @@ void json_seconds(struct json *j, const char *key, double val);
 void json_bool(struct json *j, const char *key, int val);
 void json_null(struct json *j, const char *key);
 
-/* The string @s as JSON spells it, quotes included. */
+/*
+ * The string @s as JSON spells it, quotes included: valid UTF-8 always,
+ * each byte of an ill-formed sequence as U+FFFD.
+ */
 void json_quote(FILE *f, const char *s);
+
+/* @s is well-formed UTF-8 (else json_string() adds "<key>_raw", hex). */
+int json_utf8_valid(const char *s);
 
 #endif /* E2TRIM_JSON_H */

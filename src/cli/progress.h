@@ -16,4 +16,16 @@ void progress_start(const struct cli_control *ctl, struct e2trim *t);
 /* Erase the line, if one is drawn, before anything else is printed. */
 void progress_clear(void);
 
+/*
+ * -j 2 or more: @targets run in threads, and one line shows them all
+ * (how many done, each running one's stage); each worker says when its
+ * target is done.
+ */
+void progress_jobs(unsigned int targets);
+void progress_target_done(void);
+
+/* Erase the line and draw none until released: stderr is the caller's. */
+void progress_hold(void);
+void progress_release(void);
+
 #endif /* E2TRIM_PROGRESS_H */

@@ -13,13 +13,36 @@
 #include "report.h"
 #include "size.h"
 
+/*
+ * A name as lsblk -r writes it: one word, a space, a backslash, a quote
+ * or any byte that is not printable ASCII as \xHH, so that a line always
+ * splits into its three columns and the exact name can be got back.
+ */
+static void raw_name(FILE *out, const char *name)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '\\' || *p == '"' ||
+		    *p == '\'')
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+}
+
 void report_extent(const struct cli_control *ctl, uint64_t start_bytes,
 		   uint64_t len_bytes)
 {
 	FILE *out = cli_out();
 
-	if (ctl->list)
-		fprintf(out, "%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
+	if (!ctl->list)
+		return;
+	/* several targets: which one each range is on, in a first column */
+	if (ctl->several) {
+		raw_name(out, ctl->device);
+		fputc(' ', out);
+	}
+	fprintf(out, "%" PRIu64 " %" PRIu64 "\n", start_bytes, len_bytes);
 }
 
 void report_minlen_raised(const struct cli_control *ctl,
@@ -28,7 +51,9 @@ void report_minlen_raised(const struct cli_control *ctl,
 	char h[HUMAN_SIZE_LEN];
 	FILE *out = cli_out();
 
+	/* a note only when -m asked for less, or -v -v wants every note */
 	if (ctl->verbose && !ctl->quiet &&
+	    (r->range.minlen_bytes || ctl->verbose > 1) &&
 	    r->minlen_applied_bytes > r->range.minlen_bytes)
 		fprintf(out, "%s: minimum raised to %s, the discard granularity\n",
 			ctl->device,
@@ -96,6 +121,15 @@ void report_allocated(const struct cli_control *ctl,
 
 	if (!ctl->verbose || ctl->quiet || !r->allocated_known)
 		return;
+	/* a dry run frees nothing: say what the trim would */
+	if (r->dryrun) {
+		fprintf(out, "%s: %s%sallocated %s; the trim would free up to "
+			"%s (dry run)\n", ctl->device, r->image_format,
+			r->image_format[0] ? " image " : "image ",
+			size_to_human(before, b, sizeof(b)),
+			size_to_human(r->bytes_trimmed, s, sizeof(s)));
+		return;
+	}
 	/* a split extent can cost the host a block of its extent tree */
 	fprintf(out, "%s: %s%sallocated %s before, %s after, %s %s\n",
 		ctl->device, r->image_format, r->image_format[0] ? " image " :

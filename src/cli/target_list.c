@@ -136,6 +136,7 @@ void targets_free(struct target_list *l)
 		free(l->v[i].label);
 		free(l->v[i].path);
 		free(l->v[i].pre_msg);
+		outcome_free(&l->v[i].out);
 		out_buf_free(l->v[i].buf);
 	}
 	free(l->v);

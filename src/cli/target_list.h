@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
+#include "outcome.h"
 #include "output.h"
 
 /*
@@ -23,17 +24,6 @@ struct disk_key {
 	int kind;		/* 0: unknown (alone), 1: block device, 2: file */
 	dev_t dev;		/* the disk's device number, or the file's st_dev */
 	ino_t ino;		/* the file's inode */
-};
-
-/* What happened to one target: filled in by run_target(). */
-struct outcome {
-	errcode_t err;
-	int exit_code;
-	char message[1024];		/* the error in words, "" if none */
-	struct e2trim_result res;	/* a copy, taken before the handle goes */
-	struct e2trim_histogram hist;	/* --histogram: a copy too */
-	unsigned int opened : 1,	/* res has the filesystem's fields */
-		     applied : 1;	/* res has the device and the result */
 };
 
 struct target_rec {

@@ -9,24 +9,53 @@
  * refused with their own message.  targets_run.c runs the list.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "targets.h"
 #include "targets_parts.h"
 
+/* The size in bytes of the file or block device @path; 0 if unknown. */
+static uint64_t size_of(const char *path)
+{
+	uint64_t size = 0;
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return st.st_size;
+	if (!S_ISBLK(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, BLKGETSIZE64, &size))
+		size = 0;
+	close(fd);
+	return size;
+}
+
 /*
  * "disk.img?offset=1048576", as e2fsprogs spells a filesystem inside an
- * image: only when no file has that very name.
+ * image: only when no file has that very name.  An offset at or past the
+ * end is a mistyped argument, not a truncated filesystem.
  */
 static void split_offset(struct target_rec *r, int all_partitions)
 {
-	char *q = strstr(r->path, "?offset="), *end;
+	char *q = strstr(r->path, "?offset="), *end, detail[PATH_MAX + 128];
 	unsigned long long off;
 	struct stat st;
+	uint64_t size;
 
 	if (!q || !stat(r->path, &st))
 		return;
@@ -43,6 +72,14 @@ static void split_offset(struct target_rec *r, int all_partitions)
 		return;
 	}
 	*q = '\0';
+	size = size_of(r->path);
+	if (size && off >= size) {
+		snprintf(detail, sizeof(detail), "?offset=%llu is past the end "
+			 "of %s, which holds %" PRIu64 " bytes", off, r->path,
+			 size);
+		target_refuse(r, E2TRIM_ERR_USAGE, detail);
+		return;
+	}
 	r->opts.offset_bytes = off;
 }
 
@@ -63,7 +100,10 @@ static struct target_rec *add_target(const struct cli_control *ctl,
 /*
  * A line of --targets-from: blank lines and "# comments" are skipped,
  * spaces around a name dropped; a control character or a NUL byte makes
- * the line malformed.  Returns the name, NULL to skip, or sets *@why.
+ * the line malformed.  A CRLF line end (a list written on Windows) is a
+ * line end; a carriage return anywhere else, or a UTF-8 byte order mark
+ * (an editor's, invisible), would change the name that is trimmed, so
+ * the line is refused.  Returns the name, NULL to skip, or sets *@why.
  */
 static char *parse_line(char *line, size_t len, const char **why)
 {
@@ -75,7 +115,19 @@ static char *parse_line(char *line, size_t len, const char **why)
 		*why = "holds a NUL byte";
 		return NULL;
 	}
-	line[strcspn(line, "\r\n")] = '\0';
+	if (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	if (!strncmp(line, "\xef\xbb\xbf", 3)) {
+		*why = "begins with a UTF-8 byte order mark (save the list "
+		       "without one)";
+		return NULL;
+	}
+	if (strchr(line, '\r')) {
+		*why = "holds a carriage return inside the name";
+		return NULL;
+	}
 	while (*line == ' ' || *line == '\t')
 		line++;
 	end = line + strlen(line);
@@ -94,9 +146,8 @@ static char *parse_line(char *line, size_t len, const char **why)
 }
 
 static int read_targets_file(const struct cli_control *ctl,
-			     struct target_list *l)
+			     struct target_list *l, const char *file)
 {
-	const char *file = ctl->targets_from;
 	char *line = NULL, *name, where[PATH_MAX + 32], detail[PATH_MAX + 64];
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	struct target_rec *r;
@@ -172,8 +223,9 @@ int targets_build(const struct cli_control *ctl, struct target_list *l)
 	for (i = 0; i < ctl->nnames; i++)
 		if (!add_target(ctl, l, ctl->names[i]))
 			goto nomem;
-	if (ctl->targets_from && read_targets_file(ctl, l))
-		return -1;
+	for (i = 0; i < ctl->ntargets_from; i++)
+		if (read_targets_file(ctl, l, ctl->targets_from[i]))
+			return -1;
 	if (ctl->all_partitions && targets_expand_all(l))
 		goto nomem;
 	mark_twice(l);

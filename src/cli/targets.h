@@ -22,8 +22,9 @@ int targets_build(const struct cli_control *ctl, struct target_list *l);
 /*
  * Run them all through @run (up to ctl->jobs at once, never two on one disk), print
  * each one's output in order, and the JSON document with --json.
- * Returns the exit code: a single target's own; for several, 0 when all
- * succeeded, 64 when some failed, 65 when all did, 32 when interrupted.
+ * Returns the exit code: a single target's own; for several, fstrim's:
+ * 0 when all succeeded, 64 when some failed, 32 when all did; 130 when
+ * interrupted.
  */
 typedef void (*target_fn)(const struct cli_control *ctl,
 			  struct target_rec *r);

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "progress.h"
 #include "targets.h"
 #include "test_hooks.h"
 
@@ -85,6 +86,7 @@ static void *worker(void *arg)
 		out_buf_use(r->buf);
 		s->run(s->ctl, r);
 		out_buf_use(NULL);
+		progress_target_done();
 
 		pthread_mutex_lock(&s->lock);
 		r->running = 0;
@@ -131,6 +133,7 @@ static int run_parallel(struct sched *s, unsigned int jobs)
 		if (!s->l->v[i].buf)
 			return -1;
 	}
+	progress_jobs(s->l->n);
 	for (i = 0; i < jobs && i < 64; i++) {
 		/* signals go to the main thread, which only waits */
 		if (pthread_create(&tid[i], NULL, worker, s))
@@ -144,7 +147,10 @@ static int run_parallel(struct sched *s, unsigned int jobs)
 		while (!s->l->v[i].done)
 			pthread_cond_wait(&s->changed, &s->lock);
 		pthread_mutex_unlock(&s->lock);
+		/* the line for all targets goes while their lines come */
+		progress_hold();
 		out_buf_print(s->l->v[i].buf);
+		progress_release();
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
@@ -176,7 +182,8 @@ int targets_run(const struct cli_control *ctl, struct target_list *l,
 	unsigned int i, jobs = ctl->jobs ? ctl->jobs : 1;
 	int code;
 
-	if (l->n > 1)
+	/* --json: an interrupted run prints its document too */
+	if (l->n > 1 || ctl->json)
 		catch_signals();
 	if (ctl->fsck != FSCK_NONE)
 		jobs = 1;

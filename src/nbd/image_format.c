@@ -215,6 +215,18 @@ enum image_choice image_format_choose(int fd, uint64_t size,
 	return IMAGE_AMBIGUOUS;
 }
 
+int image_format_has_magic(const char *format)
+{
+	size_t i;
+
+	if (!strcmp(format, "qcow"))
+		return 1;
+	for (i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		if (!strcmp(magics[i].format, format))
+			return 1;
+	return 0;
+}
+
 const char *image_format_probe(int fd)
 {
 	unsigned char hdr[128];

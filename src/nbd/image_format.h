@@ -10,6 +10,9 @@
 /* qemu's name for the format of the image on @fd, or NULL: raw. */
 const char *image_format_probe(int fd);
 
+/* @format is one whose magic image_format_probe() knows. */
+int image_format_has_magic(const char *format);
+
 enum image_choice {
 	IMAGE_RAW,		/* no VM magic: raw */
 	IMAGE_VM,		/* a VM magic, and no raw reading: *format */

@@ -3,7 +3,7 @@
 # (tests/inject/fault_fallocate.c) makes the first, a middle or the last
 # hole punch of a trim on an image file fail with EIO, EOPNOTSUPP or
 # EINVAL, or a SIGINT/SIGTERM arrive while it runs.  main() must map each
-# to its exit code (1; 2 when nothing could be discarded at all; 32), the
+# to its exit code (1; 2 when nothing could be discarded at all; 130), the
 # report must name the failed offset and count exactly the requests done
 # before it, and nothing after it may change: the image's bytes are
 # compared with what the completed requests alone would have left.
@@ -84,8 +84,8 @@ fault 1 95 2 "discard at byte $(req_start 1) failed: Operation not supported"
 fault "$mid" 95 1 "discard at byte $(req_start "$mid") failed: Operation not supported"
 # a signal during a request: it completes, no other starts
 for sig in INT TERM; do
-	fault 1 "$sig" 32 "interrupted after"
-	fault "$mid" "$sig" 32 "interrupted after"
+	fault 1 "$sig" 130 "interrupted after"
+	fault "$mid" "$sig" 130 "interrupted after"
 done
 # no fault: the shim itself changes nothing
 cp --sparse=always "$T/orig.img" "$img"
@@ -119,5 +119,5 @@ losetup -d "$dev"
 LOOPS=()
 fault "$mid" 5 1 "discard at byte $(req_start "$mid") failed: Input/output error" dev
 fault 1 95 2 "discard at byte $(req_start 1) failed: Operation not supported" dev
-fault "$mid" INT 32 "interrupted after" dev
+fault "$mid" INT 130 "interrupted after" dev
 exit 0

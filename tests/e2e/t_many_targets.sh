@@ -3,7 +3,7 @@
 # Output comes in the order given, one target's lines after the other's,
 # whatever -j says; a target that does not exist, is not ext or is given
 # twice (under another name too) gets its own error, and the others are
-# trimmed; the exit status is 0 (all), 64 (some failed), 65 (all
+# trimmed; the exit status is 0 (all), 64 (some failed), 32 (all
 # failed), a single target's own code when there is one.  As root: two
 # filesystems of one image, one through a loop device, never run at
 # once (the image's open would find the loop device held).
@@ -45,7 +45,7 @@ assert_grep "missing.img: cannot open: No such file" "$ERR" "missing"
 assert_grep "link-to-b: is given twice (the same as ./b.img)" "$ERR" "given twice"
 
 run_e2trim -n zeros.img missing.img
-assert_rc 65 "all failed"
+assert_rc 32 "all failed"
 run_e2trim -n zeros.img
 assert_rc 11 "a single target keeps its own code"
 

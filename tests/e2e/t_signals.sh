@@ -1,7 +1,7 @@
 #!/bin/bash
 # SIGINT and SIGTERM in the middle of a long trim through a loop device:
 # the requests in flight finish, no other starts, e2trim says what it did
-# ("interrupted after ... trimmed in N requests") and exits 32.  The
+# ("interrupted after ... trimmed in N requests") and exits 130.  The
 # report must be exact: the loop device's own discard counters
 # (/sys/block/loopN/stat fields 12 and 14) must agree with it.  And the
 # filesystem must come out clean with every used block unchanged.
@@ -73,7 +73,7 @@ interrupt() {
 	wait "$pid" || RC=$?
 	ERR=$T/err
 	[ "$RC" != 99 ] || { cat "$ERR"; fail "$sig: valgrind reported errors"; }
-	assert_rc 32 "$sig"
+	assert_rc 130 "$sig"
 	assert_grep "interrupted after" "$ERR" "$sig: partial report"
 	grep -q "trimmed$" "$T/out" && fail "$sig: a full summary was printed"
 	bytes=$(sed -n 's/.*interrupted after .* (\([0-9]*\) bytes) trimmed in .*/\1/p' "$ERR")
@@ -90,7 +90,7 @@ interrupt() {
 	s1=$(stat_field "$dev" 14)
 	assert_eq "$((r1 - r0))" "$reqs" "$sig: loop discard requests vs report"
 	assert_eq "$(((s1 - s0) * 512))" "$bytes" "$sig: loop discarded bytes vs report"
-	note "$sig: exit 32 after $reqs requests ($extents free extents), $bytes of $total bytes"
+	note "$sig: exit 130 after $reqs requests ($extents free extents), $bytes of $total bytes"
 }
 
 interrupt INT
@@ -98,7 +98,7 @@ interrupt TERM
 
 # Two targets at once (-j 2, two loop devices over two copies): one
 # SIGINT stops both; each says what it trimmed, in the order given, its
-# device's counters agree, and the run ends with 32.
+# device's counters agree, and the run ends with 130.
 cp --sparse=always "$img" "$T/frag2.img"
 dev2=$(loop_attach "$T/frag2.img")
 r0=$(stat_field "$dev" 12); s0=$(stat_field "$dev" 14)
@@ -117,7 +117,7 @@ pause_disarm
 RC=0
 wait "$pid" || RC=$?
 ERR=$T/err
-assert_rc 32 "-j 2, SIGINT"
+assert_rc 130 "-j 2, SIGINT"
 assert_eq "$(grep -c 'interrupted after' "$ERR")" 2 "-j 2: both partial reports"
 assert_eq "$(sed -n 's/^e2trim: \([^:]*\): interrupted after.*/\1/p' "$ERR" | tr '\n' ' ')" \
 	"$dev $dev2 " "-j 2: in the order given"
@@ -128,7 +128,7 @@ for d in "$dev" "$dev2"; do
 	assert_eq "$(( ($(stat_field "$d" 14) - b) * 512 ))" "$bytes" "-j 2: $d discarded bytes vs report"
 	[ "$(stat_field "$d" 12)" -gt "$a" ] || fail "-j 2: $d saw no discard"
 done
-note "-j 2: SIGINT stopped both, exit 32, each report exact"
+note "-j 2: SIGINT stopped both, exit 130, each report exact"
 losetup -d "$dev2"
 
 losetup -d "$dev"

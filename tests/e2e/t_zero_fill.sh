@@ -136,7 +136,7 @@ PY
 note "-o/-m: $(wc -l <"$T/plan") extents zeroed, nothing else changed"
 
 # SIGINT: the pieces in flight finish, the report says what was done,
-# exit 32, and still no used block changed (the signal comes while
+# exit 130, and still no used block changed (the signal comes while
 # e2trim is held at its first zero-filling report with bytes done: the
 # pause point of src/cli/test_hooks.c)
 cp --sparse=never "$T/orig.img" "$img"
@@ -148,7 +148,7 @@ kill -INT "$pid" || fail "--zero-fill: e2trim is gone while held"
 pause_release 1
 pause_disarm
 rc=0; wait "$pid" || rc=$?
-assert_eq "$rc" 32 "--zero-fill interrupted: exit"
+assert_eq "$rc" 130 "--zero-fill interrupted: exit"
 assert_grep "interrupted after .* of the free space, .* zeroed" "$T/int.err" "partial report"
 assert_eq "$(used_blocks_digest "$img")" "$used" "interrupted: used blocks"
 e2fsck -fn "$img" >/dev/null 2>&1 || fail "interrupted: e2fsck -fn"

@@ -51,7 +51,7 @@ static void test_exit_codes(void **state)
 	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_LOOP_BUSY), 10);
 	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_NOT_EXT), 11);
 	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_UNVERIFIED), 19);
-	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_INTERRUPTED), 32);
+	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_INTERRUPTED), 130);
 	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_RANGE_OUTSIDE), 3);
 	assert_int_equal(e2trim_exit_code(E2TRIM_ERR_DISCARD_UNSUPPORTED), 2);
 	assert_int_equal(e2trim_exit_code(EXT2_ET_SHORT_READ), 1);

@@ -75,9 +75,10 @@ e2trim_pre_mount() (
 	info "e2trim: trimming the free space of $dev"
 	# a dracut initramfs may have no date(1)
 	now=$(date 2>/dev/null)
-	echo "e2trim: ${now:+$now: }$bin $fsck $E2TRIM_OPTIONS $dev" >>"$logf"
+	echo "e2trim: ${now:+$now: }$bin --quiet-unsupported $fsck $E2TRIM_OPTIONS $dev" >>"$logf"
+	# --quiet-unsupported: a disk that cannot discard is no warning at boot
 	# shellcheck disable=SC2086 # fsck and E2TRIM_OPTIONS are option lists
-	"$bin" $fsck $E2TRIM_OPTIONS "$dev" >>"$logf" 2>&1
+	"$bin" --quiet-unsupported $fsck $E2TRIM_OPTIONS "$dev" >>"$logf" 2>&1
 	rc=$?
 	echo "e2trim: exit $rc" >>"$logf"
 	if [ "$rc" != 0 ]; then
