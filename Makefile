@@ -111,8 +111,8 @@ ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
 CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
-	    src/cli/output.c src/cli/json.c src/cli/targets.c \
-	    src/cli/target_list.c src/cli/targets_parts.c src/cli/targets_run.c \
+	    src/cli/output.c src/cli/json.c src/cli/jobs.c \
+	    src/cli/job_list.c src/cli/jobs_parts.c src/cli/jobs_run.c \
 	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c \
 	    src/cli/outcome.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)

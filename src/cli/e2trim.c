@@ -11,8 +11,8 @@
  *   progress.c         the updating line on a terminal
  *   histogram.c        --histogram
  *   size.c             sizes in and out, as util-linux spells them
- *   target_list.c,     many targets: the list, -p all, -j
- *   targets*.c
+ *   job_list.c,     many targets: the list, -p all, -j
+ *   jobs*.c
  *   output.c           each target's lines, in order
  * main() parses the command line, and e2trim_exit_code() maps every
  * outcome to an exit code.
@@ -34,7 +34,7 @@
 #include "progress.h"
 #include "report.h"
 #include "size.h"
-#include "targets.h"
+#include "jobs.h"
 
 #define program_name program_invocation_short_name
 
@@ -496,7 +496,7 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 		return err;
 	}
 	stop_on_signals(t);
-	/* a signal during the checks, with several targets (see targets_run.c) */
+	/* a signal during the checks, with several targets (see jobs_run.c) */
 	if (cli_stop) {
 		warnx_target(ctl->device, "interrupted before the first "
 			     "discard; nothing trimmed");
@@ -530,7 +530,7 @@ static void keep_outcome(const struct cli_control *ctl, struct outcome *o,
 }
 
 static void run_target(const struct cli_control *base,
-		       struct target_rec *r)
+		       struct job *r)
 {
 	struct cli_control ctl = *base;
 	struct outcome *o = &r->out;
@@ -578,15 +578,15 @@ static void run_target(const struct cli_control *base,
 int main(int argc, char **argv)
 {
 	struct cli_control ctl = { .range.len_bytes = UINT64_MAX };
-	struct target_list l;
+	struct job_list l;
 	int code;
 
 	atexit(close_stdout);
 	parse_args(argc, argv, &ctl);
-	if (targets_build(&ctl, &l))
+	if (jobs_build(&ctl, &l))
 		return E2TRIM_EXIT_USAGE;
 	ctl.several = l.n > 1;
-	code = targets_run(&ctl, &l, run_target);
-	targets_free(&l);
+	code = jobs_run(&ctl, &l, run_target);
+	jobs_free(&l);
 	return code;
 }

@@ -249,9 +249,9 @@ void json_null(struct json *j, const char *key)
  * or failed one too.  What a target never reached is null.  Sizes are
  * bytes, integers.  The schema is in README.md and e2trim(8).
  */
-#include "targets.h"
+#include "jobs.h"
 
-static const char *status(const struct target_rec *r)
+static const char *status(const struct job *r)
 {
 	const struct outcome *o = &r->out;
 
@@ -420,7 +420,7 @@ static void list(struct json *j, const struct cli_control *ctl,
 }
 
 static void target(struct json *j, const struct cli_control *ctl,
-		   const struct target_rec *r)
+		   const struct job *r)
 {
 	const struct outcome *o = &r->out;
 
@@ -451,7 +451,7 @@ static void target(struct json *j, const struct cli_control *ctl,
 }
 
 void json_document(const struct cli_control *ctl,
-		   const struct target_list *l, int exit_code)
+		   const struct job_list *l, int exit_code)
 {
 	struct json j;
 	unsigned int i;

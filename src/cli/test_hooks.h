@@ -24,7 +24,7 @@ int test_pause_armed(void);
 void test_pause_at(const char *stage_name, const char *device,
 		   uint64_t done_bytes);
 
-/* Jobs now running on one disk (targets_run.c, under its lock). */
+/* Jobs now running on one disk (jobs_run.c, under its lock). */
 void test_note_disk_jobs(unsigned int running_on_disk);
 
 /* With E2TRIM_TEST_DISK_JOBS set: the largest such number, on stderr. */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * targets.h - many filesystems in one run: the list built from the
- * command line (targets.c) and run (targets_run.c), the JSON document
+ * jobs.h - many filesystems in one run: the list built from the
+ * command line (jobs.c) and run (jobs_run.c), the JSON document
  */
-#ifndef E2TRIM_TARGETS_H
-#define E2TRIM_TARGETS_H
+#ifndef E2TRIM_JOBS_H
+#define E2TRIM_JOBS_H
 
 #include <sys/types.h>
 
 #include "cli.h"
-#include "target_list.h"
+#include "job_list.h"
 
 /*
  * Every target the command line names, in order: the arguments, then
@@ -17,7 +17,7 @@
  * a target given twice marked.  Returns 0, or -1 when out of memory or
  * the --targets-from file cannot be read (said on stderr).
  */
-int targets_build(const struct cli_control *ctl, struct target_list *l);
+int jobs_build(const struct cli_control *ctl, struct job_list *l);
 
 /*
  * Run them all through @run (up to ctl->jobs at once, never two on one disk), print
@@ -26,19 +26,19 @@ int targets_build(const struct cli_control *ctl, struct target_list *l);
  * 0 when all succeeded, 64 when some failed, 32 when all did; 130 when
  * interrupted.
  */
-typedef void (*target_fn)(const struct cli_control *ctl,
-			  struct target_rec *r);
-int targets_run(const struct cli_control *ctl, struct target_list *l,
-		target_fn run);
+typedef void (*job_fn)(const struct cli_control *ctl,
+			  struct job *r);
+int jobs_run(const struct cli_control *ctl, struct job_list *l,
+		job_fn run);
 
 /* --json: the whole document on stdout (json.c). */
 void json_document(const struct cli_control *ctl,
-		   const struct target_list *l, int exit_code);
+		   const struct job_list *l, int exit_code);
 
 /* Set by SIGINT and SIGTERM: no new target starts, none goes on. */
 extern volatile sig_atomic_t cli_stop;
 
-/* SIGINT and SIGTERM set cli_stop (targets_run.c, which owns it). */
+/* SIGINT and SIGTERM set cli_stop (jobs_run.c, which owns it). */
 void catch_signals(void);
 
-#endif /* E2TRIM_TARGETS_H */
+#endif /* E2TRIM_JOBS_H */

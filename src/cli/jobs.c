@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * targets.c - the targets of one run, built from the command line
+ * jobs.c - the targets of one run, built from the command line
  *
  * The TARGET arguments, then the lines of --targets-from, each with its
  * "?offset=N" split off (e2fsprogs' spelling) and, with -p all, one entry
- * per ext2/3/4 partition of the disk (targets_parts.c).  A target given
+ * per ext2/3/4 partition of the disk (jobs_parts.c).  A target given
  * twice, under whatever name, keeps only its first entry; the others are
- * refused with their own message.  targets_run.c runs the list.
+ * refused with their own message.  jobs_run.c runs the list.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "targets.h"
-#include "targets_parts.h"
+#include "jobs.h"
+#include "jobs_parts.h"
 
 /* The size in bytes of the file or block device @path; 0 if unknown. */
 static uint64_t size_of(const char *path)
@@ -50,7 +50,7 @@ static uint64_t size_of(const char *path)
  * image: only when no file has that very name.  An offset at or past the
  * end is a mistyped argument, not a truncated filesystem.
  */
-static void split_offset(struct target_rec *r, int all_partitions)
+static void split_offset(struct job *r, int all_partitions)
 {
 	char *q = strstr(r->path, "?offset="), *end, detail[PATH_MAX + 128];
 	unsigned long long off;
@@ -62,12 +62,12 @@ static void split_offset(struct target_rec *r, int all_partitions)
 	errno = 0;
 	off = strtoull(q + 8, &end, 10);
 	if (errno || *end || end == q + 8 || q[8] == '-') {
-		target_refuse(r, E2TRIM_ERR_USAGE, "invalid ?offset= (a number of "
+		job_refuse(r, E2TRIM_ERR_USAGE, "invalid ?offset= (a number of "
 		       "bytes, as in disk.img?offset=1048576)");
 		return;
 	}
 	if (r->opts.partition || all_partitions) {
-		target_refuse(r, E2TRIM_ERR_USAGE, "?offset= and -p exclude each "
+		job_refuse(r, E2TRIM_ERR_USAGE, "?offset= and -p exclude each "
 		       "other");
 		return;
 	}
@@ -77,23 +77,23 @@ static void split_offset(struct target_rec *r, int all_partitions)
 		snprintf(detail, sizeof(detail), "?offset=%llu is past the end "
 			 "of %s, which holds %" PRIu64 " bytes", off, r->path,
 			 size);
-		target_refuse(r, E2TRIM_ERR_USAGE, detail);
+		job_refuse(r, E2TRIM_ERR_USAGE, detail);
 		return;
 	}
 	r->opts.offset_bytes = off;
 }
 
-static struct target_rec *add_target(const struct cli_control *ctl,
-				     struct target_list *l, const char *name)
+static struct job *add_target(const struct cli_control *ctl,
+				     struct job_list *l, const char *name)
 {
-	struct target_rec *r = target_add(l, name);
+	struct job *r = job_add(l, name);
 
 	if (!r)
 		return NULL;
 	r->opts = ctl->opts;
 	r->partno = ctl->opts.partition;
 	split_offset(r, ctl->all_partitions);
-	target_identify(r);
+	job_identify(r);
 	return r;
 }
 
@@ -146,11 +146,11 @@ static char *parse_line(char *line, size_t len, const char **why)
 }
 
 static int read_targets_file(const struct cli_control *ctl,
-			     struct target_list *l, const char *file)
+			     struct job_list *l, const char *file)
 {
 	char *line = NULL, *name, where[PATH_MAX + 32], detail[PATH_MAX + 64];
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	struct target_rec *r;
+	struct job *r;
 	size_t cap = 0;
 	unsigned int lineno = 0;
 	const char *why;
@@ -174,11 +174,11 @@ static int read_targets_file(const struct cli_control *ctl,
 		snprintf(where, sizeof(where), "%s:%u",
 			 strcmp(file, "-") ? file : "stdin", lineno);
 		snprintf(detail, sizeof(detail), "line %u %s", lineno, why);
-		r = target_add(l, where);
+		r = job_add(l, where);
 		if (!r)
 			ret = -1;
 		else
-			target_refuse(r, E2TRIM_ERR_TARGETS_FILE, detail);
+			job_refuse(r, E2TRIM_ERR_TARGETS_FILE, detail);
 	}
 	if (!ret && ferror(f)) {
 		warnx_target(file, "cannot read the --targets-from file: %s",
@@ -192,16 +192,16 @@ static int read_targets_file(const struct cli_control *ctl,
 }
 
 /* The same file or device at the same place: refuse all but the first. */
-static void mark_twice(struct target_list *l)
+static void mark_twice(struct job_list *l)
 {
 	char detail[PATH_MAX + 64];
 	unsigned int i, k;
 
 	for (i = 1; i < l->n; i++) {
-		struct target_rec *r = &l->v[i];
+		struct job *r = &l->v[i];
 
 		for (k = 0; k < i && !r->pre_err; k++) {
-			const struct target_rec *o = &l->v[k];
+			const struct job *o = &l->v[k];
 
 			if (o->pre_err || !disk_key_same(&r->same, &o->same) ||
 			    r->same_offset_bytes + r->opts.offset_bytes !=
@@ -210,12 +210,12 @@ static void mark_twice(struct target_list *l)
 				continue;
 			snprintf(detail, sizeof(detail), "the same as %s",
 				 o->label);
-			target_refuse(r, E2TRIM_ERR_DUPLICATE, detail);
+			job_refuse(r, E2TRIM_ERR_DUPLICATE, detail);
 		}
 	}
 }
 
-int targets_build(const struct cli_control *ctl, struct target_list *l)
+int jobs_build(const struct cli_control *ctl, struct job_list *l)
 {
 	unsigned int i;
 
@@ -226,7 +226,7 @@ int targets_build(const struct cli_control *ctl, struct target_list *l)
 	for (i = 0; i < ctl->ntargets_from; i++)
 		if (read_targets_file(ctl, l, ctl->targets_from[i]))
 			return -1;
-	if (ctl->all_partitions && targets_expand_all(l))
+	if (ctl->all_partitions && jobs_expand_all(l))
 		goto nomem;
 	mark_twice(l);
 	return 0;

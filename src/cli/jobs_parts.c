@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * targets_parts.c - -p all: every ext2/3/4 partition of a disk
+ * jobs_parts.c - -p all: every ext2/3/4 partition of a disk
  *
  * An image file's partitions are opened through the image (-p N, no
  * root, no loop device); a whole-disk block device's through their own
@@ -17,14 +17,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "targets_parts.h"
+#include "jobs_parts.h"
 
 /* One entry of the new list for partition @p of @r. */
-static int add_partition(struct target_list *nl, const struct target_rec *r,
+static int add_partition(struct job_list *nl, const struct job *r,
 			 const struct e2trim_partition *p, int blkdev)
 {
 	char label[PATH_MAX + 32];
-	struct target_rec *q = target_add(nl, r->name);
+	struct job *q = job_add(nl, r->name);
 
 	if (!q)
 		return -1;
@@ -36,7 +36,7 @@ static int add_partition(struct target_list *nl, const struct target_rec *r,
 			 p->partno);
 		free(q->label);
 		q->label = strdup(label);
-		target_identify(q);
+		job_identify(q);
 		return q->label ? 0 : -1;
 	}
 	/* a device's partition: its own device, without -p */
@@ -50,7 +50,7 @@ static int add_partition(struct target_list *nl, const struct target_rec *r,
 		snprintf(label, sizeof(label), "has no device of its own (a "
 			 "loop device without partition scanning?); give the "
 			 "image file, or attach it with losetup -P");
-		target_refuse_msg(q, E2TRIM_ERR_PARTITION_ON_BLKDEV, label);
+		job_refuse_msg(q, E2TRIM_ERR_PARTITION_ON_BLKDEV, label);
 		return 0;
 	}
 	free(q->label);
@@ -59,16 +59,16 @@ static int add_partition(struct target_list *nl, const struct target_rec *r,
 	q->path = strdup(p->device);
 	if (!q->label || !q->path)
 		return -1;
-	target_identify(q);
+	job_identify(q);
 	return 0;
 }
 
 /* @r's ext partitions into @nl; its own error entry if there are none. */
-static int expand(struct target_list *nl, const struct target_rec *r)
+static int expand(struct job_list *nl, const struct job *r)
 {
 	struct e2trim_partition *p = NULL;
 	struct e2trim *t = NULL;
-	struct target_rec *q;
+	struct job *q;
 	char msg[1024];
 	unsigned int i, n = 0, next = 0;
 	struct stat st;
@@ -88,9 +88,9 @@ static int expand(struct target_list *nl, const struct target_rec *r)
 	if (!err && !next && !ret)
 		err = E2TRIM_ERR_NO_EXT_PARTITION;
 	if (err && !ret) {
-		q = target_add(nl, r->name);
+		q = job_add(nl, r->name);
 		if (q)
-			target_refuse_msg(q, err, e2trim_message(t, err, msg,
+			job_refuse_msg(q, err, e2trim_message(t, err, msg,
 								 sizeof(msg)));
 		else
 			ret = -1;
@@ -100,33 +100,33 @@ static int expand(struct target_list *nl, const struct target_rec *r)
 	return ret;
 }
 
-int targets_expand_all(struct target_list *l)
+int jobs_expand_all(struct job_list *l)
 {
-	struct target_list nl = { 0 };
+	struct job_list nl = { 0 };
 	unsigned int i;
-	struct target_rec *q;
+	struct job *q;
 
 	for (i = 0; i < l->n; i++) {
-		struct target_rec *r = &l->v[i];
+		struct job *r = &l->v[i];
 
 		if (!r->pre_err) {
 			if (expand(&nl, r))
 				goto nomem;
 			continue;
 		}
-		q = target_add(&nl, r->name);
+		q = job_add(&nl, r->name);
 		if (!q)
 			goto nomem;
 		free(q->label);
 		q->label = strdup(r->label);
-		target_refuse_msg(q, r->pre_err, r->pre_msg ? r->pre_msg : "");
+		job_refuse_msg(q, r->pre_err, r->pre_msg ? r->pre_msg : "");
 		if (!q->label)
 			goto nomem;
 	}
-	targets_free(l);
+	jobs_free(l);
 	*l = nl;
 	return 0;
 nomem:
-	targets_free(&nl);
+	jobs_free(&nl);
 	return -1;
 }

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * target_list.h - the targets of one run: a growing list of records,
- * each with the disk it lives on.  The bottom of the command's target
- * family: targets.c builds the list and targets_parts.c expands -p all,
- * both adding, identifying and refusing through here; targets_run.c
- * runs the records.
+ * job_list.h - the jobs of one run: a growing list of records, each with
+ * the disk it lives on.
+ *
+ * A job is one filesystem the command trims: what the user names a
+ * TARGET (an argument, a --targets-from line), or one partition of -p
+ * all.  ("target" in the code is the library's: what receives the
+ * discards.)  This is the bottom of the command's job family: jobs.c
+ * builds the list and jobs_parts.c expands -p all, both adding,
+ * identifying and refusing through here; jobs_run.c runs the jobs.
  */
-#ifndef E2TRIM_TARGET_LIST_H
-#define E2TRIM_TARGET_LIST_H
+#ifndef E2TRIM_JOB_LIST_H
+#define E2TRIM_JOB_LIST_H
 
 #include <sys/types.h>
 
@@ -26,7 +30,7 @@ struct disk_key {
 	ino_t ino;		/* the file's inode */
 };
 
-struct target_rec {
+struct job {
 	char *name;		/* as given: JSON's "target" */
 	char *label;		/* in messages: the name, or "<name>, partition N" */
 	char *path;		/* what is opened: the name without "?offset=N" */
@@ -43,24 +47,24 @@ struct target_rec {
 		     done : 1;
 };
 
-struct target_list {
-	struct target_rec *v;
+struct job_list {
+	struct job *v;
 	unsigned int n, cap;
 };
 
-void targets_free(struct target_list *l);
+void jobs_free(struct job_list *l);
 
 /* A new entry at the end of @l (name, label and path @name); NULL: no memory. */
-struct target_rec *target_add(struct target_list *l, const char *name);
+struct job *job_add(struct job_list *l, const char *name);
 
 /* Which disk @r is on and what it is (its path is set). */
-void target_identify(struct target_rec *r);
+void job_identify(struct job *r);
 
 /* @r is refused before it runs: @code, with particulars or a whole message. */
-void target_refuse(struct target_rec *r, errcode_t code, const char *detail);
-void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg);
+void job_refuse(struct job *r, errcode_t code, const char *detail);
+void job_refuse_msg(struct job *r, errcode_t code, const char *msg);
 
 /* @a and @b are known, and the same file or device. */
 int disk_key_same(const struct disk_key *a, const struct disk_key *b);
 
-#endif /* E2TRIM_TARGET_LIST_H */
+#endif /* E2TRIM_JOB_LIST_H */

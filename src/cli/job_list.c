@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * target_list.c - the list of targets and what each one lives on
+ * job_list.c - the list of targets and what each one lives on
  *
  * Two keys per target: the disk it is on (-j never runs two targets of
  * one disk at once, as fsck -A groups them: a partition belongs to its
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sysfs.h"
-#include "target_list.h"
+#include "job_list.h"
 
 static void file_key(const struct stat *st, struct disk_key *k)
 {
@@ -57,9 +57,9 @@ int disk_key_same(const struct disk_key *a, const struct disk_key *b)
 	       a->ino == b->ino;
 }
 
-struct target_rec *target_add(struct target_list *l, const char *name)
+struct job *job_add(struct job_list *l, const char *name)
 {
-	struct target_rec *r;
+	struct job *r;
 
 	if (l->n == l->cap) {
 		r = realloc(l->v, (l->cap * 2 + 8) * sizeof(*r));
@@ -83,7 +83,7 @@ struct target_rec *target_add(struct target_list *l, const char *name)
 	return r;
 }
 
-void target_refuse(struct target_rec *r, errcode_t code, const char *detail)
+void job_refuse(struct job *r, errcode_t code, const char *detail)
 {
 	char text[1024], msg[PATH_MAX + 1024];
 	const char *fix;
@@ -98,10 +98,10 @@ void target_refuse(struct target_rec *r, errcode_t code, const char *detail)
 		snprintf(msg, sizeof(msg), "%.*s (%s)%s",
 			 (int)(fix ? fix - text : (long)strlen(text)), text,
 			 detail, fix ? fix : "");
-	target_refuse_msg(r, code, msg);
+	job_refuse_msg(r, code, msg);
 }
 
-void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg)
+void job_refuse_msg(struct job *r, errcode_t code, const char *msg)
 {
 	r->pre_err = code;
 	free(r->pre_msg);
@@ -109,7 +109,7 @@ void target_refuse_msg(struct target_rec *r, errcode_t code, const char *msg)
 }
 
 /* Which disk it is on, and what it is, for -j and for "given twice". */
-void target_identify(struct target_rec *r)
+void job_identify(struct job *r)
 {
 	struct stat st;
 
@@ -127,7 +127,7 @@ void target_identify(struct target_rec *r)
 	}
 }
 
-void targets_free(struct target_list *l)
+void jobs_free(struct job_list *l)
 {
 	unsigned int i;
 

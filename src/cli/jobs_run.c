@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * targets_run.c - run the targets: up to -j at once, never two on a disk
+ * jobs_run.c - run the targets: up to -j at once, never two on a disk
  *
  * One thread per job takes the first target, in the order given, whose
  * disk no other thread is working on.  Each writes into its target's
@@ -19,20 +19,20 @@
 #include <string.h>
 
 #include "progress.h"
-#include "targets.h"
+#include "jobs.h"
 #include "test_hooks.h"
 
 struct sched {
 	const struct cli_control *ctl;
-	target_fn run;
-	struct target_list *l;
+	job_fn run;
+	struct job_list *l;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 };
 
 /* How many running targets are on @r's disk (an unknown disk: none). */
-static unsigned int running_on_disk(const struct target_list *l,
-				    const struct target_rec *r)
+static unsigned int running_on_disk(const struct job_list *l,
+				    const struct job *r)
 {
 	unsigned int k, n = 0;
 
@@ -45,14 +45,14 @@ static unsigned int running_on_disk(const struct target_list *l,
 }
 
 /* One that may start now: pending, and its disk not busy; NULL if none. */
-static struct target_rec *next_target(struct sched *s, int *pending)
+static struct job *next_target(struct sched *s, int *pending)
 {
-	struct target_list *l = s->l;
+	struct job_list *l = s->l;
 	unsigned int i;
 
 	*pending = 0;
 	for (i = 0; i < l->n; i++) {
-		struct target_rec *r = &l->v[i];
+		struct job *r = &l->v[i];
 
 		if (r->running || r->done)
 			continue;
@@ -66,7 +66,7 @@ static struct target_rec *next_target(struct sched *s, int *pending)
 static void *worker(void *arg)
 {
 	struct sched *s = arg;
-	struct target_rec *r;
+	struct job *r;
 	int pending;
 
 	pthread_mutex_lock(&s->lock);
@@ -157,7 +157,7 @@ static int run_parallel(struct sched *s, unsigned int jobs)
 	return 0;
 }
 
-static int exit_code(const struct target_list *l)
+static int exit_code(const struct job_list *l)
 {
 	unsigned int i, failed = 0;
 
@@ -173,8 +173,8 @@ static int exit_code(const struct target_list *l)
 				E2TRIM_EXIT_SOME_FAILED;
 }
 
-int targets_run(const struct cli_control *ctl, struct target_list *l,
-		target_fn run)
+int jobs_run(const struct cli_control *ctl, struct job_list *l,
+		job_fn run)
 {
 	struct sched s = { .ctl = ctl, .run = run, .l = l,
 			   .lock = PTHREAD_MUTEX_INITIALIZER,
