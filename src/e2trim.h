@@ -40,6 +40,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C++ callers: every name here, and com_err's (its header has no guard),
+ * has C linkage. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <et/com_err.h>
 #include <e2trim_err.h>
 
@@ -389,5 +395,9 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 
 /* Close everything (releasing MMP, writing no metadata) and free @t. */
 void e2trim_free(struct e2trim *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* E2TRIM_H */
