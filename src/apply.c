@@ -27,6 +27,8 @@ errcode_t e2trim_new(struct e2trim **out)
 	struct e2trim *t;
 
 	lib_register_error_tables();
+	if (!out)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -50,21 +52,24 @@ void e2trim_free(struct e2trim *t)
 
 void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag)
 {
-	t->cancel = flag;
+	if (t)
+		t->cancel = flag;
 }
 
 const struct e2trim_result *e2trim_result(const struct e2trim *t)
 {
-	return &t->res;
+	return t ? &t->res : NULL;
 }
 
 const struct e2trim_histogram *e2trim_histogram(const struct e2trim *t)
 {
-	return &t->hist;
+	return t ? &t->hist : NULL;
 }
 
 void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv)
 {
+	if (!t)
+		return;
 	t->progress = fn;
 	t->progress_priv = priv;
 }
@@ -88,6 +93,8 @@ errcode_t e2trim_verify(struct e2trim *t)
 	struct plan_source src;
 	errcode_t err;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	err = e2trim_check(t);
 	if (err || t->verified || t->opt.no_verify)
 		return err;
@@ -101,10 +108,15 @@ errcode_t e2trim_verify(struct e2trim *t)
 /* FITRIM's rules: the range must start inside and span a whole block. */
 errcode_t e2trim_set_range(struct e2trim *t, const struct e2trim_range *r)
 {
-	struct plan_range range = { r->start_bytes, r->len_bytes,
-				    r->minlen_bytes };
+	struct plan_range range;
 	struct plan_blocks blk;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
+	if (!r)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no range");
+	range = (struct plan_range){ r->start_bytes, r->len_bytes,
+				     r->minlen_bytes };
 	if (!t->fs)
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
 	if (!plan_check_range(&t->geo, &range, &blk)) {
@@ -214,6 +226,8 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	struct walk w = { t, NULL, fn, priv, 0 };
 	errcode_t err;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	err = e2trim_verify(t);
 	if (err)
 		return err;
@@ -378,6 +392,8 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	struct apply_progress ap;
 	errcode_t err, ret = 0;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	err = e2trim_verify(t);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)

@@ -32,6 +32,30 @@
  * table reader and libblkid's cache are not safe in two threads at once.)
  *
  * Link with `pkg-config --cflags --libs e2trim`.
+ *
+ * A handle's states (tests/unit/test_handle.c walks every arrow):
+ *
+ *   state     reached by                           what may follow
+ *   NEW       e2trim_new(); a failed e2trim_open() e2trim_open() (-> OPEN),
+ *             (it closed what it had opened);      e2trim_probe() and
+ *             e2trim_probe(), e2trim_partitions()  e2trim_partitions()
+ *             (they keep nothing open)             (-> NEW); the stages:
+ *                                                  E2TRIM_ERR_BAD_CALL
+ *   OPEN      e2trim_open() returned 0             the stages; open, probe,
+ *                                                  partitions: BAD_CALL
+ *   CHECKED   e2trim_check() returned 0            verify, set_range, plan
+ *   VERIFIED  e2trim_verify() returned 0           plan, apply (again too)
+ *
+ * Each stage runs the ones before it that have not passed, each gate
+ * once: a refused check or verify leaves the state as it was, and asking
+ * again runs it again.  e2trim_set_range() can be called in OPEN and
+ * after.  Any state: e2trim_set_cancel(), e2trim_set_progress(), the
+ * getters, e2trim_message(), e2trim_free().  A refused call changes no
+ * state: only e2trim_detail() (the particulars of the last error) moves.
+ * A NULL handle or pointer is refused with E2TRIM_ERR_INVALID_ARGUMENT
+ * (exit code 3); the getters then return NULL (e2trim_result(),
+ * e2trim_histogram(), e2trim_warning()), "" (e2trim_detail()) or 0
+ * (e2trim_forced()), and the setters do nothing.
  */
 #ifndef E2TRIM_H
 #define E2TRIM_H
@@ -322,7 +346,7 @@ void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag);
 /*
  * The free-extent histogram of the last plan walk (e2trim_plan() or
  * e2trim_apply(), all zeros before one; partial if it was stopped).
- * Owned by the handle; never NULL.
+ * Owned by the handle; NULL only for a NULL handle.
  */
 const struct e2trim_histogram *e2trim_histogram(const struct e2trim *t);
 
@@ -351,7 +375,7 @@ typedef void (*e2trim_progress_fn)(void *priv, enum e2trim_stage stage,
  */
 void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv);
 
-/* The numbers so far; never NULL for a handle from e2trim_new(). */
+/* The numbers so far; NULL only for a NULL handle. */
 const struct e2trim_result *e2trim_result(const struct e2trim *t);
 
 /*

@@ -97,6 +97,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_NBD_CONNECT,	E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_NO_LIBNBD,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_IMAGE_ENCRYPTED,	E2TRIM_EXIT_UNSUPPORTED, 0 },
+	{ E2TRIM_ERR_INVALID_ARGUMENT,	E2TRIM_EXIT_USAGE, 0 },
 };
 
 static const struct code_exit *lookup(errcode_t code)
@@ -200,7 +201,8 @@ void lib_warn(struct e2trim *t, const char *fmt, ...)
 errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,
 			const char **detail)
 {
-	if (i >= t->nforced)
+	/* no handle, no gates: 0 ends the caller's loop */
+	if (!t || i >= t->nforced)
 		return 0;
 	if (detail)
 		*detail = t->forced_detail[i];
@@ -209,7 +211,7 @@ errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,
 
 const char *e2trim_warning(const struct e2trim *t, unsigned int i)
 {
-	return i < t->nwarnings ? t->warnings[i] : NULL;
+	return t && i < t->nwarnings ? t->warnings[i] : NULL;
 }
 
 const char *e2trim_detail(const struct e2trim *t)
@@ -234,6 +236,8 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 	const char *text = our_text(code), *fix;
 	const char *detail = t ? t->detail : "";
 
+	if (!buf || !len)
+		return "";
 	if (!text) {
 		if (*detail)
 			snprintf(buf, len, "%s: %s", detail,

@@ -332,14 +332,59 @@ static errcode_t open_fs(struct e2trim *t)
 	return 0;
 }
 
+/*
+ * What open, probe and partitions refuse before they touch the handle:
+ * a NULL argument, or a handle that is open already (it stays open, as it
+ * was).  See the states in e2trim.h.
+ */
+static errcode_t open_refused(struct e2trim *t, const char *path,
+			      const struct e2trim_options *opts)
+{
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
+	if (!path)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no path");
+	if (t->path)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL,
+				"already opened: %s; e2trim_free() it, or use "
+				"another handle", t->path);
+	if (opts && (unsigned int)opts->mode > E2TRIM_ZERO_FILL)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT,
+				"no such mode: %u", (unsigned int)opts->mode);
+	return 0;
+}
+
+/*
+ * A new open starts from a handle as e2trim_new() made it, whatever a
+ * failed open, a probe or a listing left in it (the callbacks stay).
+ */
+static void reset_for_open(struct e2trim *t)
+{
+	t->opt = (struct e2trim_options){ 0 };
+	t->is_blkdev = 0;
+	t->size_bytes = 0;
+	t->offset_bytes = 0;
+	t->io_options[0] = '\0';
+	t->cluster_bytes = 0;
+	t->file_known = 0;
+	t->nbd_reopen = 0;
+	t->loops_checked_ns = 0;
+	t->nforced = 0;
+	t->nwarnings = 0;
+	t->range = (struct plan_range){ 0, UINT64_MAX, 0 };
+	memset(&t->res, 0, sizeof(t->res));
+	t->res.range.len_bytes = UINT64_MAX;
+	memset(&t->hist, 0, sizeof(t->hist));
+	t->progress_next = 0;
+}
+
 /* The first steps, shared by open and probe. */
 static errcode_t open_steps(struct e2trim *t, const char *path,
 			    const struct e2trim_options *opts)
 {
 	errcode_t err;
 
-	if (t->path)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened");
+	reset_for_open(t);
 	t->path = strdup(path);
 	if (!t->path)
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
@@ -419,13 +464,20 @@ errcode_t e2trim_open(struct e2trim *t, const char *path,
 {
 	errcode_t err;
 
+	err = open_refused(t, path, opts);
+	if (err)
+		return err;
 	err = open_steps(t, path, opts);
 	if (!err)
 		err = open_fs(t);
-	if (!err)
+	if (!err) {
 		fill_geometry(t);
-	else
-		open_close(t);
+		return 0;
+	}
+	/* back to new: the result keeps what was learned, for the report */
+	open_close(t);
+	free(t->path);
+	t->path = NULL;
 	return err;
 }
 
@@ -433,8 +485,13 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		       const struct e2trim_options *opts,
 		       uint64_t *fs_offset_bytes)
 {
-	errcode_t err = open_steps(t, path, opts);
+	errcode_t err = open_refused(t, path, opts);
 
+	if (!err && !fs_offset_bytes)
+		err = lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no offset");
+	if (err)
+		return err;
+	err = open_steps(t, path, opts);
 	/* e2fsck reads devices and raw images only, never through NBD */
 	if (!err && t->nbd)
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
@@ -458,6 +515,11 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 	struct e2trim_options ro = { .dryrun = 1 };
 	errcode_t err;
 
+	err = open_refused(t, path, NULL);
+	if (!err && (!out || !n))
+		err = lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no list");
+	if (err)
+		return err;
 	*out = NULL;
 	*n = 0;
 	err = open_steps(t, path, &ro);

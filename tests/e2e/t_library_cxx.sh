@@ -46,8 +46,8 @@ for i in 1 2 3 4; do head -c $((i * 600000)) /dev/urandom >"$T/f$i"; done
 fill_free "$img"
 want=$(list_oracle "$img" "$img" | awk '{s += $2} END {printf "%.0f\n", s}')
 [ "$want" -gt 0 ] || fail "no free space in the aged image"
-vg=(valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect
-	--errors-for-leak-kinds=definite,indirect --sim-hints=lax-ioctls)
+vg=(valgrind -q --error-exitcode=99 --leak-check=full "--show-leak-kinds=definite,indirect"
+	"--errors-for-leak-kinds=definite,indirect" --sim-hints=lax-ioctls)
 got=$("${vg[@]}" "$T/trimmable" "$img" 2>"$T/err") || { cat "$T/err"; fail "the C++ program failed (valgrind: 99)"; }
 [ ! -s "$T/err" ] || { cat "$T/err"; fail "the C++ program wrote to stderr"; }
 assert_eq "$got" "$want" "README's program as C++ vs dumpe2fs's free extents"
