@@ -168,23 +168,27 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 
 	r->extents++;
 	r->extent_bytes += len_bytes;
-	if (w->fn && !w->target && w->fn(w->priv, start_bytes, len_bytes))
+	/* cancelled (a signal, a callback) since the last extent: stop */
+	if (lib_cancelled(w->t))
 		return 1;
-	if (w->fn && w->target && list_aligned(w, start_bytes, len_bytes))
-		return 1;
+	if (!w->target)
+		return w->fn && w->fn(w->priv, start_bytes, len_bytes);
 	/* a loop device attached since open: stop before the next discard */
-	if (w->target && !w->target->dryrun) {
+	if (!w->target->dryrun) {
 		w->refused = recheck_loop_devices_now_and_then(w->t);
 		if (w->refused)
 			return 1;
 	}
-	if (w->target) {
-		rc = target_trim(w->target, start_bytes, len_bytes);
-		r->requests = w->target->stats.requests;
-		r->bytes_trimmed = w->target->stats.bytes;
-	} else if (w->t->cancel && *w->t->cancel) {
-		rc = 1;
-	}
+	rc = target_trim(w->target, start_bytes, len_bytes);
+	r->requests = w->target->stats.requests;
+	r->bytes_trimmed = w->target->stats.bytes;
+	/*
+	 * @fn hears of an extent once every request for it went out (those
+	 * in flight finish whatever happens): one that a cancel or an error
+	 * stopped half way is not said to be trimmed.
+	 */
+	if (!rc && w->fn && list_aligned(w, start_bytes, len_bytes))
+		return 1;
 	return rc;
 }
 
@@ -232,10 +236,8 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	if (err)
 		return err;
 	err = run_plan(t, &w);
-	if (err == (errcode_t)-1) {
-		t->res.interrupted = 1;
-		return lib_fail(t, E2TRIM_ERR_INTERRUPTED, NULL);
-	}
+	if (err == E2TRIM_ERR_INTERRUPTED)
+		return lib_interrupted(t);
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
 	return 0;
@@ -302,10 +304,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 	};
 	char msg[128];
 
-	if (!tg->error) {
-		t->res.interrupted = 1;
-		return lib_fail(t, E2TRIM_ERR_INTERRUPTED, "interrupted");
-	}
+	if (!tg->error)
+		return lib_interrupted(t);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,
 		 strerror_r(-tg->error, msg, sizeof(msg)));
@@ -431,7 +431,7 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 		lib_progress(t, ap.stage, ap.total, ap.total);
 	if (w.refused)
 		ret = w.refused;
-	else if (err == (errcode_t)-1 || tg.error)
+	else if (err == E2TRIM_ERR_INTERRUPTED || tg.error)
 		ret = stopped(t, &tg);
 	else if (err)
 		ret = lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);

@@ -326,10 +326,13 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 
 /*
  * Trim the range: every extent is trimmed inward to the device's discard
- * granularity and split at its largest request; just before, @fn (may be
- * NULL) is given what is left of it, in bytes of the file or device
- * opened (with a partition or offset, from the image's start; nothing
- * when nothing is left).  A dry run counts exactly what would be
+ * granularity and split at its largest request; once every request for
+ * it has gone out, @fn (may be NULL) is given what is left of it, in
+ * bytes of the file or device opened (with a partition or offset, from
+ * the image's start; nothing when nothing is left).  An extent that a
+ * cancel or a failed request stopped half way is not given to @fn (the
+ * result counts its bytes that were trimmed); @fn returning non-zero
+ * stops after the extent it was given.  A dry run counts exactly what would be
  * trimmed.  Runs the gates and verification first if they have not run.
  * On E2TRIM_ERR_DISCARD, E2TRIM_ERR_INTERRUPTED and the like the result
  * says exactly what was trimmed before the stop; the rest is untouched.
@@ -337,9 +340,12 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 
 /*
- * Cancellation: while *@flag is non-zero no new request starts (those in
- * flight finish) and apply returns E2TRIM_ERR_INTERRUPTED.  A signal
- * handler may set it.  NULL: none.
+ * Cancellation: while *@flag is non-zero no stage goes on and it returns
+ * E2TRIM_ERR_INTERRUPTED (the result's interrupted bit set).  Verify
+ * looks between inode-table groups (one group: at most 8 MiB of inode
+ * table) and between directory reads, plan and apply before every
+ * extent, apply also before every request (those in flight finish).  A
+ * signal handler or a callback of this library may set it.  NULL: none.
  */
 void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag);
 

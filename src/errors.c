@@ -75,7 +75,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_LIMITS,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_DISCARD,		E2TRIM_EXIT_ERROR, DETAIL_LEADS },
 	{ E2TRIM_ERR_DISCARD_UNSUPPORTED, E2TRIM_EXIT_UNSUPPORTED, DETAIL_LEADS },
-	{ E2TRIM_ERR_INTERRUPTED,	E2TRIM_EXIT_INTERRUPTED, 0 },
+	{ E2TRIM_ERR_INTERRUPTED,	E2TRIM_EXIT_INTERRUPTED, DETAIL_LEADS },
 	{ E2TRIM_ERR_SCAN,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_USAGE,		E2TRIM_EXIT_USAGE, DETAIL_LEADS },
 	{ E2TRIM_ERR_FSCK_REBOOT,	E2TRIM_EXIT_FSCK_REBOOT, DETAIL_LEADS },
@@ -167,6 +167,13 @@ errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
 	}
 	t->cause = cause;
 	return code;
+}
+
+errcode_t lib_interrupted(struct e2trim *t)
+{
+	t->res.interrupted = 1;
+	/* the command's partial report reads "interrupted after ..." */
+	return lib_fail(t, E2TRIM_ERR_INTERRUPTED, "interrupted");
 }
 
 void lib_forced(struct e2trim *t, errcode_t code, const char *fmt, ...)

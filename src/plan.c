@@ -144,11 +144,11 @@ errcode_t plan_run(const struct plan_geometry *geo,
 			continue;
 		}
 		if (cur_end != 0 && flush_extent(&w, cur_start, cur_end))
-			return -1;
+			return E2TRIM_ERR_INTERRUPTED;
 		cur_start = run_start;
 		cur_end = run_end;
 	}
 	if (!err && cur_end != 0 && flush_extent(&w, cur_start, cur_end))
-		return -1;
+		return E2TRIM_ERR_INTERRUPTED;
 	return err;
 }
