@@ -392,10 +392,32 @@ const char *e2trim_detail(const struct e2trim *t);
 
 /*
  * @code (from a call on @t, which may be NULL) in one line, as the e2trim
- * command prints it after "e2trim: <target>: ".  Returns @buf.
+ * command prints it after "e2trim: <target>: " (the fix as
+ * E2TRIM_FIX_COMMAND words it).  Returns @buf ("" if @buf is NULL or
+ * @len 0).  A program words its own from e2trim_error_desc(),
+ * e2trim_detail() and e2trim_error_fix(code, E2TRIM_FIX_CALLER).
  */
 const char *e2trim_message(const struct e2trim *t, errcode_t code,
 			   char *buf, size_t len);
+
+/*
+ * The two halves of @code's message, apart (as e2fsck keeps a problem's
+ * text and its prompt): what is wrong ("has a journal that needs
+ * recovery"; for a code not e2trim's, error_message()'s text), into
+ * @buf, which is returned; and what to do about it, worded for whoever
+ * reads it: a program calling the library (no command-line options) or
+ * the person running the e2trim command.  The fix is a string of the
+ * library's own, valid as long as it is loaded; "" when there is none
+ * (codes not e2trim's).
+ */
+const char *e2trim_error_desc(errcode_t code, char *buf, size_t len);
+
+enum e2trim_fix_for {
+	E2TRIM_FIX_CALLER,		/* "give e2trim_set_range() a ..." */
+	E2TRIM_FIX_COMMAND,		/* "give an --offset below ..." */
+};
+
+const char *e2trim_error_fix(errcode_t code, enum e2trim_fix_for who);
 
 /* The e2trim command's exit code for @code: 0 for 0, 1 if unknown. */
 int e2trim_exit_code(errcode_t code);
