@@ -56,6 +56,21 @@
  * (exit code 3); the getters then return NULL (e2trim_result(),
  * e2trim_histogram(), e2trim_warning()), "" (e2trim_detail()) or 0
  * (e2trim_forced()), and the setters do nothing.
+ *
+ * How long what the library hands out stays valid:
+ *  - e2trim_result(), e2trim_histogram(): the handle's own, until
+ *    e2trim_free(); their numbers change as the stages run;
+ *  - e2trim_detail(): until the next call on the handle that fails;
+ *  - e2trim_warning(), e2trim_forced()'s *detail: until the next
+ *    e2trim_open() or e2trim_free();
+ *  - e2trim_error_fix(), error_message() of E2TRIM_ERR_*: the library's
+ *    constants, as long as it is loaded;
+ *  - e2trim_message(), e2trim_error_desc(): the caller's buffer;
+ *  - e2trim_partitions()'s *out: the caller's, to free().
+ * What the caller hands in: @path and @opts are copied by e2trim_open()
+ * (opts->format is read during the call only); the cancel flag and the
+ * callbacks' @priv must stay valid while the handle may use them, that
+ * is until they are set again or the handle is freed.
  */
 #ifndef E2TRIM_H
 #define E2TRIM_H
