@@ -110,9 +110,6 @@ static const struct caller_fix {
 	errcode_t code;
 	const char *fix;
 } caller_fixes[] = {
-	{ E2TRIM_ERR_BAD_CALL,
-	  "call e2trim_open() first, once per handle, then the stages in order "
-	  "(the states in e2trim.h)" },
 	{ E2TRIM_ERR_PARTITION_ON_BLKDEV,
 	  "open the partition's own device (such as /dev/sdb1) with "
 	  "opts.partition 0" },

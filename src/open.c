@@ -345,9 +345,8 @@ static errcode_t open_refused(struct e2trim *t, const char *path,
 	if (!path)
 		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no path");
 	if (t->path)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL,
-				"already opened: %s; e2trim_free() it, or use "
-				"another handle", t->path);
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened: %s",
+				t->path);
 	if (opts && (unsigned int)opts->mode > E2TRIM_ZERO_FILL)
 		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT,
 				"no such mode: %u", (unsigned int)opts->mode);
