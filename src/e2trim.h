@@ -274,7 +274,9 @@ errcode_t e2trim_new(struct e2trim **out);
  * the state gates pass, see e2trim_forced()): on a filesystem with
  * multi-mount protection a real trim then takes MMP, as e2fsck does, so
  * that nothing is ever written to a filesystem that is refused.  @path
- * is copied.
+ * is copied.  Options are checked first, before anything is opened: a
+ * mode that is none of the four, or a partition with an offset, is
+ * E2TRIM_ERR_INVALID_ARGUMENT.
  */
 errcode_t e2trim_open(struct e2trim *t, const char *path,
 		      const struct e2trim_options *opts);

@@ -350,6 +350,10 @@ static errcode_t open_refused(struct e2trim *t, const char *path,
 	if (opts && (unsigned int)opts->mode > E2TRIM_ZERO_FILL)
 		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT,
 				"no such mode: %u", (unsigned int)opts->mode);
+	/* a partition's start is the table's: an offset would be ignored */
+	if (opts && opts->partition && opts->offset_bytes)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "opts.partition "
+				"and opts.offset_bytes exclude each other");
 	return 0;
 }
 

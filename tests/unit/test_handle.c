@@ -152,7 +152,9 @@ static void null_handle(void **state)
 static void null_pointers(void **state)
 {
 	struct e2trim_partition *p;
+	uint64_t off;
 	struct e2trim_options bad = { .mode = (enum e2trim_mode)99 };
+	struct e2trim_options both = { .partition = 1, .offset_bytes = 4096 };
 	unsigned int n;
 	struct e2trim *t;
 
@@ -166,6 +168,9 @@ static void null_pointers(void **state)
 	/* a mode out of range is refused by open, not later by apply */
 	assert_int_equal(e2trim_open(t, good, &bad), E2TRIM_ERR_INVALID_ARGUMENT);
 	assert_non_null(strstr(e2trim_detail(t), "mode"));
+	assert_int_equal(e2trim_open(t, good, &both), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_probe(t, good, &both, &off),
+			 E2TRIM_ERR_INVALID_ARGUMENT);
 	/* still NEW: it opens */
 	assert_int_equal(e2trim_open(t, good, NULL), 0);
 	assert_int_equal(e2trim_set_range(t, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
