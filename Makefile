@@ -45,10 +45,11 @@ DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
 	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin \
+	   abigail-tools \
 	   xfsprogs systemd man-db clang
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
 	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo \
-	    mkfs.xfs systemd-analyze man setpriv clang
+	    mkfs.xfs systemd-analyze man setpriv clang abidiff abidw
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -121,7 +122,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_check_desc test_image_format test_handle test_cancel
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-unit check-e2e valgrind bench fuzz fuzz-partition \
+.PHONY: all deps demo check check-unit check-e2e check-abi abi-baseline valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot
 
@@ -210,7 +211,16 @@ demo: deps
 	@E2TRIM=$(BIN) bash tests/demo.sh
 
 check: deps
-	@$(MAKE) --no-print-directory check-unit check-e2e
+	@$(MAKE) --no-print-directory check-unit check-abi check-e2e
+
+# The ABI against the last release's (tests/abi/): make abi-baseline
+# writes it, at a release only (see README, "ABI").
+ABI_BASELINE := tests/abi/libe2trim.abi
+check-abi: $(LIB_SO)
+	@bash tests/abi_check.sh $(LIB_SO) $(ABI_BASELINE)
+
+abi-baseline: $(LIB_SO)
+	@bash tests/abi_check.sh --update $(LIB_SO) $(ABI_BASELINE)
 
 # exit 77: the suite could not run here (SKIP); under CI=true a failure
 check-unit: $(UNIT_BINS)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,21 @@
 #include "open_nbd.h"
 #include "target.h"
 #include "verify.h"
+
+const char *e2trim_version(unsigned int *major, unsigned int *minor,
+			   unsigned int *patch)
+{
+	unsigned int n[3] = { 0, 0, 0 };
+
+	sscanf(E2TRIM_VERSION, "%u.%u.%u", &n[0], &n[1], &n[2]);
+	if (major)
+		*major = n[0];
+	if (minor)
+		*minor = n[1];
+	if (patch)
+		*patch = n[2];
+	return E2TRIM_VERSION;
+}
 
 errcode_t e2trim_new(struct e2trim **out)
 {

@@ -262,6 +262,15 @@ struct e2trim_histogram {
 
 struct e2trim;
 
+/*
+ * The version of the library running, which may be newer than the
+ * E2TRIM_VERSION a program was built with: "0.1.0", and its numbers
+ * into those of @major, @minor, @patch that are not NULL.  The string is
+ * the library's own.
+ */
+const char *e2trim_version(unsigned int *major, unsigned int *minor,
+			   unsigned int *patch);
+
 /* A new handle, nothing opened yet.  Returns 0 or E2TRIM_ERR_NO_MEMORY. */
 errcode_t e2trim_new(struct e2trim **out);
 
