@@ -74,7 +74,7 @@ static void test_describe_short_buffer(void **state)
 
 static void argv_is(enum fsck_mode mode, int dryrun, const char *want)
 {
-	struct e2trim_control ctl = { .device = "/dev/sdz9", .fsck = mode,
+	struct cli_control ctl = { .device = "/dev/sdz9", .fsck = mode,
 				      .opts.dryrun = dryrun };
 	const char *argv[FSCK_ARGV_MAX];
 	char got[128] = "";
