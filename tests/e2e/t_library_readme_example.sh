@@ -2,7 +2,7 @@
 # The README's library example, built against the installed files: make
 # install DESTDIR=… puts e2trim.h, e2trim_err.h, libe2trim.a,
 # libe2trim.so.0 (soname libe2trim.so.0; it exports only e2trim_* and the
-# error table's initializer) and e2trim.pc in place; the program between
+# error table with its two initializers) and e2trim.pc in place; the program between
 # the README's ```c fence and the next ``` is compiled with
 # `pkg-config --cflags --libs e2trim` (found through PKG_CONFIG_PATH and
 # --define-prefix), linked with the shared library, and its figure on an
