@@ -46,10 +46,11 @@ DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
 	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin \
+	   abigail-tools \
 	   xfsprogs systemd man-db clang
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
 	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo \
-	    mkfs.xfs systemd-analyze man setpriv clang
+	    mkfs.xfs systemd-analyze man setpriv clang abidiff abidw
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -105,7 +106,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
 		verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
-	    src/open_nbd.c src/open.c src/journal_inode.c \
+	    src/open_nbd.c src/open_table.c src/open.c src/journal_inode.c \
 	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
@@ -125,10 +126,11 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
-	      test_check_desc test_image_format
+	      test_check_desc test_image_format test_handle test_cancel
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-layers check-unit check-e2e valgrind bench fuzz fuzz-partition \
+.PHONY: all deps demo check check-layers check-unit check-e2e check-abi abi-baseline \
+	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot
 
@@ -218,11 +220,20 @@ demo: deps
 	@E2TRIM=$(BIN) bash tests/demo.sh
 
 check: deps
-	@$(MAKE) --no-print-directory check-layers check-unit check-e2e
+	@$(MAKE) --no-print-directory check-layers check-unit check-abi check-e2e
 
 # src/README.md's layer rule: no include or call up a layer, no circle
 check-layers:
 	@python3 tests/layers.py
+
+# The ABI against the last release's (tests/abi/): make abi-baseline
+# writes it, at a release only (see README, "ABI").
+ABI_BASELINE := tests/abi/libe2trim.abi
+check-abi: $(LIB_SO)
+	@bash tests/abi_check.sh $(LIB_SO) $(ABI_BASELINE)
+
+abi-baseline: $(LIB_SO)
+	@bash tests/abi_check.sh --update $(LIB_SO) $(ABI_BASELINE)
 
 # exit 77: the suite could not run here (SKIP); under CI=true a failure
 check-unit: $(UNIT_BINS)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,11 +22,28 @@
 #include "target.h"
 #include "verify.h"
 
+const char *e2trim_version(unsigned int *major, unsigned int *minor,
+			   unsigned int *patch)
+{
+	unsigned int n[3] = { 0, 0, 0 };
+
+	sscanf(E2TRIM_VERSION, "%u.%u.%u", &n[0], &n[1], &n[2]);
+	if (major)
+		*major = n[0];
+	if (minor)
+		*minor = n[1];
+	if (patch)
+		*patch = n[2];
+	return E2TRIM_VERSION;
+}
+
 errcode_t e2trim_new(struct e2trim **out)
 {
 	struct e2trim *t;
 
 	lib_register_error_tables();
+	if (!out)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -49,21 +67,24 @@ void e2trim_free(struct e2trim *t)
 
 void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag)
 {
-	t->cancel = flag;
+	if (t)
+		t->cancel = flag;
 }
 
 const struct e2trim_result *e2trim_result(const struct e2trim *t)
 {
-	return &t->res;
+	return t ? &t->res : NULL;
 }
 
 const struct e2trim_histogram *e2trim_histogram(const struct e2trim *t)
 {
-	return &t->hist;
+	return t ? &t->hist : NULL;
 }
 
 void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv)
 {
+	if (!t)
+		return;
 	t->progress = fn;
 	t->progress_priv = priv;
 }
@@ -73,6 +94,8 @@ errcode_t e2trim_verify(struct e2trim *t)
 	struct plan_source src;
 	errcode_t err;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	err = e2trim_check(t);
 	if (err || t->verified || t->opt.no_verify)
 		return err;
@@ -86,10 +109,15 @@ errcode_t e2trim_verify(struct e2trim *t)
 /* FITRIM's rules: the range must start inside and span a whole block. */
 errcode_t e2trim_set_range(struct e2trim *t, const struct e2trim_range *r)
 {
-	struct plan_range range = { r->start_bytes, r->len_bytes,
-				    r->minlen_bytes };
+	struct plan_range range;
 	struct plan_blocks blk;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
+	if (!r)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no range");
+	range = (struct plan_range){ r->start_bytes, r->len_bytes,
+				     r->minlen_bytes };
 	if (!t->fs)
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
 	if (!plan_check_range(&t->geo, &range, &blk)) {
@@ -141,23 +169,27 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 
 	r->extents++;
 	r->extent_bytes += len_bytes;
-	if (w->fn && !w->target && w->fn(w->priv, start_bytes, len_bytes))
+	/* cancelled (a signal, a callback) since the last extent: stop */
+	if (lib_cancelled(w->t))
 		return 1;
-	if (w->fn && w->target && list_aligned(w, start_bytes, len_bytes))
-		return 1;
+	if (!w->target)
+		return w->fn && w->fn(w->priv, start_bytes, len_bytes);
 	/* a loop device attached since open: stop before the next discard */
-	if (w->target && !w->target->dryrun) {
+	if (!w->target->dryrun) {
 		w->refused = recheck_loop_devices_now_and_then(w->t);
 		if (w->refused)
 			return 1;
 	}
-	if (w->target) {
-		rc = target_trim(w->target, start_bytes, len_bytes);
-		r->requests = w->target->stats.requests;
-		r->bytes_trimmed = w->target->stats.bytes;
-	} else if (w->t->cancel && *w->t->cancel) {
-		rc = 1;
-	}
+	rc = target_trim(w->target, start_bytes, len_bytes);
+	r->requests = w->target->stats.requests;
+	r->bytes_trimmed = w->target->stats.bytes;
+	/*
+	 * @fn hears of an extent once every request for it went out (those
+	 * in flight finish whatever happens): one that a cancel or an error
+	 * stopped half way is not said to be trimmed.
+	 */
+	if (!rc && w->fn && list_aligned(w, start_bytes, len_bytes))
+		return 1;
 	return rc;
 }
 
@@ -199,14 +231,14 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	struct walk w = { t, NULL, fn, priv, 0 };
 	errcode_t err;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	err = e2trim_verify(t);
 	if (err)
 		return err;
 	err = run_plan(t, &w);
-	if (err == (errcode_t)-1) {
-		t->res.interrupted = 1;
-		return lib_fail(t, E2TRIM_ERR_INTERRUPTED, NULL);
-	}
+	if (err == E2TRIM_ERR_INTERRUPTED)
+		return lib_interrupted(t);
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
 	return 0;
@@ -296,10 +328,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 	};
 	char msg[128];
 
-	if (!tg->error) {
-		t->res.interrupted = 1;
-		return lib_fail(t, E2TRIM_ERR_INTERRUPTED, "interrupted");
-	}
+	if (!tg->error)
+		return lib_interrupted(t);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,
 		 strerror_r(-tg->error, msg, sizeof(msg)));
@@ -386,6 +416,8 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	struct apply_progress ap;
 	errcode_t err, ret = 0;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	err = e2trim_verify(t);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
@@ -423,7 +455,7 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 		lib_progress(t, ap.stage, ap.total, ap.total);
 	if (w.refused)
 		ret = w.refused;
-	else if (err == (errcode_t)-1 || tg.error)
+	else if (err == E2TRIM_ERR_INTERRUPTED || tg.error)
 		ret = stopped(t, &tg);
 	else if (err)
 		ret = lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);

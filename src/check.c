@@ -117,6 +117,9 @@ static errcode_t open_bitmap(struct e2trim *t)
 	err = bitmap_stream_check(t->stream, KEEP_RUNS_MAX, &g);
 	if (!err)
 		return 0;
+	/* refused: e2trim_check() again opens a new one */
+	bitmap_stream_close(t->stream);
+	t->stream = NULL;
 	if (err == EXT2_ET_BLOCK_BITMAP_CSUM_INVALID ||
 	    err == EXT2_ET_GDESC_BAD_BLOCK_MAP)
 		return lib_fail(t, E2TRIM_ERR_BITMAP_CSUM, "group %u: %s", g,
@@ -129,6 +132,8 @@ errcode_t e2trim_check(struct e2trim *t)
 {
 	errcode_t err;
 
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
 	if (!t->fs)
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
 	if (t->checked)

@@ -34,6 +34,45 @@
  * table reader and libblkid's cache are not safe in two threads at once.)
  *
  * Link with `pkg-config --cflags --libs e2trim`.
+ *
+ * A handle's states (tests/unit/test_handle.c walks every arrow):
+ *
+ *   state     reached by                           what may follow
+ *   NEW       e2trim_new(); a failed e2trim_open() e2trim_open() (-> OPEN),
+ *             (it closed what it had opened);      e2trim_probe() and
+ *             e2trim_probe(), e2trim_partitions()  e2trim_partitions()
+ *             (they keep nothing open)             (-> NEW); the stages:
+ *                                                  E2TRIM_ERR_BAD_CALL
+ *   OPEN      e2trim_open() returned 0             the stages; open, probe,
+ *                                                  partitions: BAD_CALL
+ *   CHECKED   e2trim_check() returned 0            verify, set_range, plan
+ *   VERIFIED  e2trim_verify() returned 0           plan, apply (again too)
+ *
+ * Each stage runs the ones before it that have not passed, each gate
+ * once: a refused check or verify leaves the state as it was, and asking
+ * again runs it again.  e2trim_set_range() can be called in OPEN and
+ * after.  Any state: e2trim_set_cancel(), e2trim_set_progress(), the
+ * getters, e2trim_message(), e2trim_free().  A refused call changes no
+ * state: only e2trim_detail() (the particulars of the last error) moves.
+ * A NULL handle or pointer is refused with E2TRIM_ERR_INVALID_ARGUMENT
+ * (exit code 3); the getters then return NULL (e2trim_result(),
+ * e2trim_histogram(), e2trim_warning()), "" (e2trim_detail()) or 0
+ * (e2trim_forced()), and the setters do nothing.
+ *
+ * How long what the library hands out stays valid:
+ *  - e2trim_result(), e2trim_histogram(): the handle's own, until
+ *    e2trim_free(); their numbers change as the stages run;
+ *  - e2trim_detail(): until the next call on the handle that fails;
+ *  - e2trim_warning(), e2trim_forced()'s *detail: until the next
+ *    e2trim_open() or e2trim_free();
+ *  - e2trim_error_fix(), error_message() of E2TRIM_ERR_*: the library's
+ *    constants, as long as it is loaded;
+ *  - e2trim_message(), e2trim_error_desc(): the caller's buffer;
+ *  - e2trim_partitions()'s *out: the caller's, to free().
+ * What the caller hands in: @path and @opts are copied by e2trim_open()
+ * (opts->format is read during the call only); the cancel flag and the
+ * callbacks' @priv must stay valid while the handle may use them, that
+ * is until they are set again or the handle is freed.
  */
 #ifndef E2TRIM_H
 #define E2TRIM_H
@@ -41,6 +80,12 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* C++ callers: every name here, and com_err's (its header has no guard),
+ * has C linkage. */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #include <et/com_err.h>
 #include <e2trim_err.h>
@@ -220,6 +265,15 @@ struct e2trim_histogram {
 
 struct e2trim;
 
+/*
+ * The version of the library running, which may be newer than the
+ * E2TRIM_VERSION a program was built with: "0.1.0", and its numbers
+ * into those of @major, @minor, @patch that are not NULL.  The string is
+ * the library's own.
+ */
+const char *e2trim_version(unsigned int *major, unsigned int *minor,
+			   unsigned int *patch);
+
 /* A new handle, nothing opened yet.  Returns 0 or E2TRIM_ERR_NO_MEMORY. */
 errcode_t e2trim_new(struct e2trim **out);
 
@@ -232,7 +286,9 @@ errcode_t e2trim_new(struct e2trim **out);
  * the state gates pass, see e2trim_forced()): on a filesystem with
  * multi-mount protection a real trim then takes MMP, as e2fsck does, so
  * that nothing is ever written to a filesystem that is refused.  @path
- * is copied.
+ * is copied.  Options are checked first, before anything is opened: a
+ * mode that is none of the four, or a partition with an offset, is
+ * E2TRIM_ERR_INVALID_ARGUMENT.
  */
 errcode_t e2trim_open(struct e2trim *t, const char *path,
 		      const struct e2trim_options *opts);
@@ -300,10 +356,13 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 
 /*
  * Trim the range: every extent is trimmed inward to the device's discard
- * granularity and split at its largest request; just before, @fn (may be
- * NULL) is given what is left of it, in bytes of the file or device
- * opened (with a partition or offset, from the image's start; nothing
- * when nothing is left).  A dry run counts exactly what would be
+ * granularity and split at its largest request; once every request for
+ * it has gone out, @fn (may be NULL) is given what is left of it, in
+ * bytes of the file or device opened (with a partition or offset, from
+ * the image's start; nothing when nothing is left).  An extent that a
+ * cancel or a failed request stopped half way is not given to @fn (the
+ * result counts its bytes that were trimmed); @fn returning non-zero
+ * stops after the extent it was given.  A dry run counts exactly what would be
  * trimmed.  Runs the gates and verification first if they have not run.
  * On E2TRIM_ERR_DISCARD, E2TRIM_ERR_INTERRUPTED and the like the result
  * says exactly what was trimmed before the stop; the rest is untouched.
@@ -311,16 +370,19 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv);
 
 /*
- * Cancellation: while *@flag is non-zero no new request starts (those in
- * flight finish) and apply returns E2TRIM_ERR_INTERRUPTED.  A signal
- * handler may set it.  NULL: none.
+ * Cancellation: while *@flag is non-zero no stage goes on and it returns
+ * E2TRIM_ERR_INTERRUPTED (the result's interrupted bit set).  Verify
+ * looks between inode-table groups (one group: at most 8 MiB of inode
+ * table) and between directory reads, plan and apply before every
+ * extent, apply also before every request (those in flight finish).  A
+ * signal handler or a callback of this library may set it.  NULL: none.
  */
 void e2trim_set_cancel(struct e2trim *t, const volatile sig_atomic_t *flag);
 
 /*
  * The free-extent histogram of the last plan walk (e2trim_plan() or
  * e2trim_apply(), all zeros before one; partial if it was stopped).
- * Owned by the handle; never NULL.
+ * Owned by the handle; NULL only for a NULL handle.
  */
 const struct e2trim_histogram *e2trim_histogram(const struct e2trim *t);
 
@@ -349,7 +411,7 @@ typedef void (*e2trim_progress_fn)(void *priv, enum e2trim_stage stage,
  */
 void e2trim_set_progress(struct e2trim *t, e2trim_progress_fn fn, void *priv);
 
-/* The numbers so far; never NULL for a handle from e2trim_new(). */
+/* The numbers so far; NULL only for a NULL handle. */
 const struct e2trim_result *e2trim_result(const struct e2trim *t);
 
 /*
@@ -360,10 +422,32 @@ const char *e2trim_detail(const struct e2trim *t);
 
 /*
  * @code (from a call on @t, which may be NULL) in one line, as the e2trim
- * command prints it after "e2trim: <target>: ".  Returns @buf.
+ * command prints it after "e2trim: <target>: " (the fix as
+ * E2TRIM_FIX_COMMAND words it).  Returns @buf ("" if @buf is NULL or
+ * @len 0).  A program words its own from e2trim_error_desc(),
+ * e2trim_detail() and e2trim_error_fix(code, E2TRIM_FIX_CALLER).
  */
 const char *e2trim_message(const struct e2trim *t, errcode_t code,
 			   char *buf, size_t len);
+
+/*
+ * The two halves of @code's message, apart (as e2fsck keeps a problem's
+ * text and its prompt): what is wrong ("has a journal that needs
+ * recovery"; for a code not e2trim's, error_message()'s text), into
+ * @buf, which is returned; and what to do about it, worded for whoever
+ * reads it: a program calling the library (no command-line options) or
+ * the person running the e2trim command.  The fix is a string of the
+ * library's own, valid as long as it is loaded; "" when there is none
+ * (codes not e2trim's).
+ */
+const char *e2trim_error_desc(errcode_t code, char *buf, size_t len);
+
+enum e2trim_fix_for {
+	E2TRIM_FIX_CALLER,		/* "give e2trim_set_range() a ..." */
+	E2TRIM_FIX_COMMAND,		/* "give an --offset below ..." */
+};
+
+const char *e2trim_error_fix(errcode_t code, enum e2trim_fix_for who);
 
 /* The e2trim command's exit code for @code: 0 for 0, 1 if unknown. */
 int e2trim_exit_code(errcode_t code);
@@ -393,5 +477,9 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 
 /* Close everything (releasing MMP, writing no metadata) and free @t. */
 void e2trim_free(struct e2trim *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* E2TRIM_H */

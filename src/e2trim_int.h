@@ -104,6 +104,20 @@ void lib_warn(struct e2trim *t, const char *fmt, ...)
 void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
 		  uint64_t total);
 
+/*
+ * Cancellation, one convention across the library: a stage that sees
+ * lib_cancelled() stops and returns E2TRIM_ERR_INTERRUPTED up through
+ * every layer (plan_run(), the verify walk), never a private -1;
+ * lib_interrupted() records it (the result's interrupted bit) and
+ * returns it.
+ */
+static inline int lib_cancelled(const struct e2trim *t)
+{
+	return t->cancel && *t->cancel;
+}
+
+errcode_t lib_interrupted(struct e2trim *t);
+
 /* Is @code in errors.c's table?  (Every code of the .et must be.) */
 int errors_known(errcode_t code);
 

@@ -98,6 +98,59 @@ static const struct code_exit {
 	{ E2TRIM_ERR_NBD_CONNECT,	E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_NO_LIBNBD,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_IMAGE_ENCRYPTED,	E2TRIM_EXIT_UNSUPPORTED, 0 },
+	{ E2TRIM_ERR_INVALID_ARGUMENT,	E2TRIM_EXIT_USAGE, 0 },
+};
+
+/*
+ * Where the .et's fix speaks to the person at the command line (its
+ * options, "run e2trim again"), what a program calling the library reads
+ * instead: e2trim_error_fix(code, E2TRIM_FIX_CALLER).  The other codes'
+ * fixes say the same to both.
+ */
+static const struct caller_fix {
+	errcode_t code;
+	const char *fix;
+} caller_fixes[] = {
+	{ E2TRIM_ERR_PARTITION_ON_BLKDEV,
+	  "open the partition's own device (such as /dev/sdb1) with "
+	  "opts.partition 0" },
+	{ E2TRIM_ERR_PARTITION_TABLE,
+	  "check the image, or open it with opts.partition 0" },
+	{ E2TRIM_ERR_NO_PARTITION_TABLE,
+	  "set opts.partition to 0 for an image of one filesystem" },
+	{ E2TRIM_ERR_NO_PARTITION,
+	  "check opts.partition (1 is the first, as in /dev/sda1; "
+	  "e2trim_partitions() lists them)" },
+	{ E2TRIM_ERR_RANGE_SHORT,
+	  "give e2trim_set_range() a len_bytes of at least one block" },
+	{ E2TRIM_ERR_RANGE_OUTSIDE,
+	  "give e2trim_set_range() a start_bytes below the filesystem's size" },
+	{ E2TRIM_ERR_UNSUPPORTED,
+	  "nothing can be trimmed on it; open it with mode E2TRIM_ZEROOUT to "
+	  "write zeroes instead" },
+	{ E2TRIM_ERR_SECURE_FILE,
+	  "use mode E2TRIM_DISCARD or E2TRIM_ZEROOUT on an image file" },
+	{ E2TRIM_ERR_DISCARD,
+	  "check the device for I/O errors, then call e2trim_apply() again" },
+	{ E2TRIM_ERR_DISCARD_UNSUPPORTED,
+	  "it does not support this kind of discard; open it with mode "
+	  "E2TRIM_DISCARD" },
+	{ E2TRIM_ERR_INTERRUPTED,
+	  "call e2trim_apply() again (the flag cleared) to trim the rest" },
+	{ E2TRIM_ERR_USAGE,
+	  "see e2trim.h for what the call takes" },
+	{ E2TRIM_ERR_FSCK_EXEC,
+	  "install e2fsprogs (the command runs e2fsck; the library never does)" },
+	{ E2TRIM_ERR_WHOLE_DISK,
+	  "list its partitions with e2trim_partitions() and open each with "
+	  "opts.partition" },
+	{ E2TRIM_ERR_NO_EXT_PARTITION,
+	  "check the image name, or set opts.partition" },
+	{ E2TRIM_ERR_ZERO_FILL,
+	  "check the device for I/O errors, then call e2trim_apply() again" },
+	{ E2TRIM_ERR_IMAGE_LOCKED,
+	  "shut down the VM or the qemu-nbd/qemu-storage-daemon that has it, "
+	  "then open it again" },
 };
 
 static const struct code_exit *lookup(errcode_t code)
@@ -169,6 +222,13 @@ errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
 	return code;
 }
 
+errcode_t lib_interrupted(struct e2trim *t)
+{
+	t->res.interrupted = 1;
+	/* no particulars: "interrupted" says it all */
+	return lib_fail(t, E2TRIM_ERR_INTERRUPTED, NULL);
+}
+
 void lib_forced(struct e2trim *t, errcode_t code, const char *fmt, ...)
 {
 	va_list ap;
@@ -201,7 +261,8 @@ void lib_warn(struct e2trim *t, const char *fmt, ...)
 errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,
 			const char **detail)
 {
-	if (i >= t->nforced)
+	/* no handle, no gates: 0 ends the caller's loop */
+	if (!t || i >= t->nforced)
 		return 0;
 	if (detail)
 		*detail = t->forced_detail[i];
@@ -210,7 +271,7 @@ errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,
 
 const char *e2trim_warning(const struct e2trim *t, unsigned int i)
 {
-	return i < t->nwarnings ? t->warnings[i] : NULL;
+	return t && i < t->nwarnings ? t->warnings[i] : NULL;
 }
 
 const char *e2trim_detail(const struct e2trim *t)
@@ -228,6 +289,43 @@ static const char *our_text(errcode_t code)
 	return et_e2tr_error_table.msgs[i];
 }
 
+/*
+ * The one place that splits the .et's "<what>; <fix>": the fix (after
+ * its "; "), NULL if @text has none.  The what is @text up to it.
+ */
+static const char *command_fix(const char *text)
+{
+	const char *fix = text ? strstr(text, "; ") : NULL;
+
+	return fix ? fix + 2 : NULL;
+}
+
+const char *e2trim_error_desc(errcode_t code, char *buf, size_t len)
+{
+	const char *text = our_text(code), *fix = command_fix(text);
+
+	if (!buf || !len)
+		return "";
+	if (!text)
+		snprintf(buf, len, "%s", error_message(code));
+	else
+		snprintf(buf, len, "%.*s", (int)(fix ? fix - 2 - text :
+						 (long)strlen(text)), text);
+	return buf;
+}
+
+const char *e2trim_error_fix(errcode_t code, enum e2trim_fix_for who)
+{
+	const char *fix = command_fix(our_text(code));
+	size_t i;
+
+	for (i = 0; who == E2TRIM_FIX_CALLER &&
+		    i < sizeof(caller_fixes) / sizeof(caller_fixes[0]); i++)
+		if (caller_fixes[i].code == code)
+			return caller_fixes[i].fix;
+	return fix ? fix : "";
+}
+
 const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 			   size_t len)
 {
@@ -235,6 +333,8 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 	const char *text = our_text(code), *fix;
 	const char *detail = t ? t->detail : "";
 
+	if (!buf || !len)
+		return "";
 	if (!text) {
 		if (*detail)
 			snprintf(buf, len, "%s: %s", detail,
@@ -243,7 +343,9 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 			snprintf(buf, len, "%s", error_message(code));
 		return buf;
 	}
-	fix = strstr(text, "; ");
+	fix = command_fix(text);
+	if (fix)
+		fix -= 2;	/* with its "; " */
 	if (!*detail)
 		snprintf(buf, len, "%s", text);
 	else if (ce && (ce->flags & DETAIL_ALONE))

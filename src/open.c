@@ -28,6 +28,7 @@
 #include "open.h"
 #include "open_hold.h"
 #include "open_nbd.h"
+#include "open_table.h"
 #include "partition.h"
 
 /*
@@ -120,98 +121,9 @@ static errcode_t open_device(struct e2trim *t)
 	return 0;
 }
 
-/* nbd_conn_pread() as a part_reader's read */
-static int nbd_table_read(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	int rc = nbd_conn_pread(ctx, buf, len, off);
-
-	return rc ? -rc : 0;
-}
-
-/*
- * What the partition code reads: the image or device itself, or a VM
- * image through its connection, as the filesystem is read (libblkid's
- * rarer tables from a copy of its edges).  table_reader_done() after.
- */
-static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
-{
-	int rc;
-
-	memset(rd, 0, sizeof(*rd));
-	rd->blkid_fd = -1;
-	if (!t->nbd) {
-		rc = part_reader_fd(rd, t->fd);
-	} else {
-		rd->read = nbd_table_read;
-		rd->ctx = t->nbd;
-		rd->size_bytes = t->size_bytes;
-		rd->sector_size = 512;
-		rc = rd->blkid_fd = open_nbd_shadow(t);
-	}
-	if (rc >= 0)
-		return 0;
-	rd->blkid_fd = -1;
-	return lib_fail_cause(t, E2TRIM_ERR_OPEN, -rc,
-			      "cannot read the partition table");
-}
-
-static void table_reader_done(struct e2trim *t, struct part_reader *rd)
-{
-	if (t->nbd && rd->blkid_fd >= 0)
-		close(rd->blkid_fd);
-	rd->blkid_fd = -1;
-}
-
-/*
- * --partition N, or a byte offset: the filesystem lives inside a
- * whole-disk image.  Every read libext2fs makes and every hole e2trim
- * punches is shifted by its start, and the partition's end is the end of
- * the device.
- */
-static errcode_t locate_partition(struct e2trim *t)
-{
-	uint64_t start = t->opt.offset_bytes, size = UINT64_MAX;
-	struct part_reader rd;
-	errcode_t err;
-
-	if (t->opt.partition && t->is_blkdev)
-		return partition_on_blkdev(t, t->fd, t->opt.partition);
-	if (t->opt.partition) {
-		err = table_reader(t, &rd);
-		if (!err)
-			err = partition_locate(t, &rd, t->opt.partition,
-					       &start, &size);
-		table_reader_done(t, &rd);
-		if (err)
-			return err;
-	}
-	if (start >= t->size_bytes)
-		return lib_fail(t, E2TRIM_ERR_PARTITION_PAST_END,
-				"the partition starts past the end of the image");
-	if (size > t->size_bytes - start)
-		size = t->size_bytes - start;
-	t->offset_bytes = start;
-	t->size_bytes = size;
-	snprintf(t->io_options, sizeof(t->io_options), "offset=%llu",
-		 (unsigned long long)start);
-	return 0;
-}
-
 static const char *io_options(const struct e2trim *t)
 {
 	return t->io_options[0] ? t->io_options : NULL;
-}
-
-/* A partition table and no filesystem at byte 0?  Through NBD too. */
-static int whole_disk(struct e2trim *t)
-{
-	struct part_reader rd;
-	int ret = 0;
-
-	if (!table_reader(t, &rd))
-		ret = partition_whole_disk(t, &rd) != 0;
-	table_reader_done(t, &rd);
-	return ret;
 }
 
 /* Through NBD, libext2fs opens the connection by its name. */
@@ -314,7 +226,7 @@ static errcode_t open_fs(struct e2trim *t)
 		t->fs = NULL;
 		/* no filesystem at 0, but a table: a whole disk (27) */
 		if (err == EXT2_ET_BAD_MAGIC && !t->opt.partition &&
-		    !t->opt.offset_bytes && whole_disk(t))
+		    !t->opt.offset_bytes && open_whole_disk(t))
 			return E2TRIM_ERR_WHOLE_DISK;
 		return open_error(t, err);
 	}
@@ -363,14 +275,62 @@ static errcode_t open_fs(struct e2trim *t)
 	return 0;
 }
 
+/*
+ * What open, probe and partitions refuse before they touch the handle:
+ * a NULL argument, or a handle that is open already (it stays open, as it
+ * was).  See the states in e2trim.h.
+ */
+static errcode_t open_refused(struct e2trim *t, const char *path,
+			      const struct e2trim_options *opts)
+{
+	if (!t)
+		return E2TRIM_ERR_INVALID_ARGUMENT;
+	if (!path)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no path");
+	if (t->path)
+		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened: %s",
+				t->path);
+	if (opts && (unsigned int)opts->mode > E2TRIM_ZERO_FILL)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT,
+				"no such mode: %u", (unsigned int)opts->mode);
+	/* a partition's start is the table's: an offset would be ignored */
+	if (opts && opts->partition && opts->offset_bytes)
+		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "opts.partition "
+				"and opts.offset_bytes exclude each other");
+	return 0;
+}
+
+/*
+ * A new open starts from a handle as e2trim_new() made it, whatever a
+ * failed open, a probe or a listing left in it (the callbacks stay).
+ */
+static void reset_for_open(struct e2trim *t)
+{
+	t->opt = (struct e2trim_options){ 0 };
+	t->is_blkdev = 0;
+	t->size_bytes = 0;
+	t->offset_bytes = 0;
+	t->io_options[0] = '\0';
+	t->cluster_bytes = 0;
+	t->file_known = 0;
+	t->nbd_reopen = 0;
+	t->loops_checked_ns = 0;
+	t->nforced = 0;
+	t->nwarnings = 0;
+	t->range = (struct plan_range){ 0, UINT64_MAX, 0 };
+	memset(&t->res, 0, sizeof(t->res));
+	t->res.range.len_bytes = UINT64_MAX;
+	memset(&t->hist, 0, sizeof(t->hist));
+	t->progress_next = 0;
+}
+
 /* The first steps, shared by open and probe. */
 static errcode_t open_steps(struct e2trim *t, const char *path,
 			    const struct e2trim_options *opts)
 {
 	errcode_t err;
 
-	if (t->path)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened");
+	reset_for_open(t);
 	t->path = strdup(path);
 	if (!t->path)
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
@@ -396,7 +356,7 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 	}
 	t->opt.format = NULL;	/* the caller's string: used only here */
 	if (!err && (t->opt.partition || t->opt.offset_bytes))
-		err = locate_partition(t);
+		err = open_locate_partition(t);
 	t->res.is_blkdev = t->is_blkdev;
 	t->res.fs_offset_bytes = t->offset_bytes;
 	t->res.size_bytes = t->size_bytes;
@@ -450,13 +410,20 @@ errcode_t e2trim_open(struct e2trim *t, const char *path,
 {
 	errcode_t err;
 
+	err = open_refused(t, path, opts);
+	if (err)
+		return err;
 	err = open_steps(t, path, opts);
 	if (!err)
 		err = open_fs(t);
-	if (!err)
+	if (!err) {
 		fill_geometry(t);
-	else
-		open_close(t);
+		return 0;
+	}
+	/* back to new: the result keeps what was learned, for the report */
+	open_close(t);
+	free(t->path);
+	t->path = NULL;
 	return err;
 }
 
@@ -464,8 +431,13 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		       const struct e2trim_options *opts,
 		       uint64_t *fs_offset_bytes)
 {
-	errcode_t err = open_steps(t, path, opts);
+	errcode_t err = open_refused(t, path, opts);
 
+	if (!err && !fs_offset_bytes)
+		err = lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no offset");
+	if (err)
+		return err;
+	err = open_steps(t, path, opts);
 	/* e2fsck reads devices and raw images only, never through NBD */
 	if (!err && t->nbd)
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
@@ -473,7 +445,7 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 			       "from inside, or convert it to raw first");
 	/* e2fsck would only say "bad magic number" of a whole disk (27) */
 	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
-	    whole_disk(t))
+	    open_whole_disk(t))
 		err = E2TRIM_ERR_WHOLE_DISK;
 	*fs_offset_bytes = t->offset_bytes;
 	open_close(t);
@@ -489,17 +461,16 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 	struct e2trim_options ro = { .dryrun = 1 };
 	errcode_t err;
 
+	err = open_refused(t, path, NULL);
+	if (!err && (!out || !n))
+		err = lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no list");
+	if (err)
+		return err;
 	*out = NULL;
 	*n = 0;
 	err = open_steps(t, path, &ro);
-	if (!err) {
-		struct part_reader rd;
-
-		err = table_reader(t, &rd);
-		if (!err)
-			err = partition_list(t, &rd, out, n);
-		table_reader_done(t, &rd);
-	}
+	if (!err)
+		err = open_partition_list(t, out, n);
 	if (!err && t->is_blkdev)
 		partition_devices(t->fd, *out, *n);
 	open_close(t);

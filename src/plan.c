@@ -138,7 +138,7 @@ static errcode_t merge_run(void *priv, uint64_t start, uint64_t end)
 		return 0;
 	}
 	if (m->end != 0 && flush_extent(m->w, m->start, m->end))
-		return (errcode_t)-1;
+		return E2TRIM_ERR_INTERRUPTED;
 	m->start = start;
 	m->end = end;
 	return 0;
@@ -170,9 +170,7 @@ errcode_t plan_run(const struct plan_geometry *geo,
 		return EINVAL;
 
 	err = plan_each_run(src, blk.first, blk.end, merge_run, &m);
-	if (err == (errcode_t)-1)
-		return -1;
 	if (!err && m.end != 0 && flush_extent(&w, m.start, m.end))
-		return -1;
+		return E2TRIM_ERR_INTERRUPTED;
 	return err;
 }

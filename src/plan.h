@@ -89,7 +89,9 @@ int plan_check_range(const struct plan_geometry *geo,
 /*
  * Walk the free runs inside @range, merged across any split the source
  * makes, and emit every one that is at least minlen long.  Returns 0, the
- * source's error, or -1 when emit asked to stop.  @stats is always valid.
+ * source's error, or E2TRIM_ERR_INTERRUPTED when emit asked to stop
+ * (the library's one code for "stopped": see lib_cancelled()).  @stats
+ * is always valid.
  */
 errcode_t plan_run(const struct plan_geometry *geo,
 		   const struct plan_range *range,

@@ -346,16 +346,13 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 static void warn_forced(const struct cli_control *ctl,
 			const struct e2trim *t, struct outcome *o)
 {
-	char what[512], kept[1024], *fix;
+	char what[512], kept[1024];
 	const char *detail;
 	errcode_t code;
 	unsigned int i;
 
 	for (i = 0; (code = e2trim_forced(t, i, &detail)); i++) {
-		e2trim_message(NULL, code, what, sizeof(what));
-		fix = strstr(what, "; ");
-		if (fix)
-			*fix = '\0';
+		e2trim_error_desc(code, what, sizeof(what));
 		warnx_target(ctl->device, "WARNING: %s%s%s%s, trimming anyway "
 			     "because of --force", what, *detail ? " (" : "",
 			     detail, *detail ? ")" : "");
@@ -434,6 +431,8 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 		report_partial(ctl, r, "stopped");
 		break;
 	case E2TRIM_ERR_INTERRUPTED:
+		report_partial(ctl, r, "interrupted");
+		break;
 	case E2TRIM_ERR_DISCARD:
 	case E2TRIM_ERR_DISCARD_UNSUPPORTED:
 	case E2TRIM_ERR_ZERO_FILL:

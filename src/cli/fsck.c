@@ -118,16 +118,15 @@ static errcode_t fsck_fails(const char *device, errcode_t err,
 static errcode_t fsck_fails(const char *device, errcode_t err,
 			    const char *fmt, ...)
 {
-	char what[PATH_MAX + 160], line[PATH_MAX + 320];
-	const char *fix;
+	const char *fix = e2trim_error_fix(err, E2TRIM_FIX_COMMAND);
+	char what[PATH_MAX + 160];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	e2trim_message(NULL, err, line, sizeof(line));
-	fix = strstr(line, "; ");
-	warnx_target(device, "%s; nothing trimmed%s", what, fix ? fix : "");
+	warnx_target(device, "%s; nothing trimmed%s%s", what, *fix ? "; " : "",
+		     fix);
 	return err;
 }
 

@@ -85,19 +85,18 @@ struct job *job_add(struct job_list *l, const char *name)
 
 void job_refuse(struct job *r, errcode_t code, const char *detail)
 {
-	char text[1024], msg[PATH_MAX + 1024];
-	const char *fix;
+	const char *fix = e2trim_error_fix(code, E2TRIM_FIX_COMMAND);
+	const char *sep = *fix ? "; " : "";
+	char what[1024], msg[PATH_MAX + 1024];
 	int leads = code == E2TRIM_ERR_USAGE || code == E2TRIM_ERR_TARGETS_FILE;
 
 	/* worded as the library words its own: "what (detail); fix" */
-	e2trim_message(NULL, code, text, sizeof(text));
-	fix = strstr(text, "; ");
+	e2trim_error_desc(code, what, sizeof(what));
 	if (leads)
-		snprintf(msg, sizeof(msg), "%s%s", detail, fix ? fix : "");
+		snprintf(msg, sizeof(msg), "%s%s%s", detail, sep, fix);
 	else
-		snprintf(msg, sizeof(msg), "%.*s (%s)%s",
-			 (int)(fix ? fix - text : (long)strlen(text)), text,
-			 detail, fix ? fix : "");
+		snprintf(msg, sizeof(msg), "%s (%s)%s%s", what, detail, sep,
+			 fix);
 	job_refuse_msg(r, code, msg);
 }
 

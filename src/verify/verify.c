@@ -379,7 +379,9 @@ errcode_t verify_free_space(struct e2trim *t, const struct plan_source *src,
 	err = setup(&v);
 	if (!err)
 		err = walk(&v);
-	if (err == EXT2_ET_NO_MEMORY || err == ENOMEM)
+	if (err == E2TRIM_ERR_INTERRUPTED)
+		err = lib_interrupted(t);
+	else if (err == EXT2_ET_NO_MEMORY || err == ENOMEM)
 		err = lib_fail_cause(t, E2TRIM_ERR_NO_MEMORY, err, NULL);
 	else if (err)
 		err = cannot_follow(t, &v, err);

@@ -389,6 +389,10 @@ errcode_t verify_dir_entries(struct verify *v)
 				      "while reading directories");
 	qsort(dl->ext, dl->n, sizeof(*dl->ext), by_block);
 	while (!ret && i < dl->n) {
+		if (lib_cancelled(v->t)) {
+			ret = lib_interrupted(v->t);
+			break;
+		}
 		readahead_dirs(v, &ra, &ra_end, dl->ext[i].blk + off);
 		ret = check_run(v, &i, &off, buf);
 	}

@@ -213,9 +213,14 @@ static void verify_progress(struct verify *v, uint64_t groups_done)
 static errcode_t scanned_group(void *priv, dgrp_t g, ext2_ino_t next)
 {
 	struct verify *v = priv;
+	errcode_t err;
 
 	verify_progress(v, (uint64_t)g + 1);
-	return ref_unused_area(v->fs, g, next, v);
+	err = ref_unused_area(v->fs, g, next, v);
+	/* a group at a time (8 MiB of inode table at most): the cancel's bound */
+	if (!err && !v->naming && lib_cancelled(v->t))
+		err = E2TRIM_ERR_INTERRUPTED;
+	return err;
 }
 
 /*

@@ -7,7 +7,9 @@
  *  - a refusal's exit code is one of the refusals' (10 and up);
  *  - e2trim_message() puts particulars in parentheses, or lets them
  *    lead for the codes whose particulars say it better;
- *  - codes that are not e2trim's (libext2fs's, errno) exit 1.
+ *  - codes that are not e2trim's (libext2fs's, errno) exit 1;
+ *  - e2trim_error_desc() and e2trim_error_fix() give the two halves apart,
+ *    the command's fix being the .et's, the caller's naming no option.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,12 +93,71 @@ static void test_message(void **state)
 	e2trim_free(t);
 }
 
+/* Does @fix speak to e2trim's command line ("--offset", "-p N")? */
+static int names_option(const char *fix)
+{
+	static const char *const cli[] = {
+		"--offset", "--length", "--partition", "--zeroout", "--secure",
+		"--zero-fill", "--help", "--targets-from", "--force", "--fsck",
+		" -p ", "run e2trim again",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cli) / sizeof(cli[0]); i++)
+		if (strstr(fix, cli[i]))
+			return 1;
+	return 0;
+}
+
+static void test_desc_and_fix(void **state)
+{
+	char desc[512], joined[1024];
+	long i;
+
+	(void)state;
+	for (i = 0; i < et_e2tr_error_table.n_msgs; i++) {
+		errcode_t code = ERROR_TABLE_BASE_e2tr + i;
+		const char *cmd = e2trim_error_fix(code, E2TRIM_FIX_COMMAND);
+		const char *caller = e2trim_error_fix(code, E2TRIM_FIX_CALLER);
+
+		/* the two halves, joined, are the .et's message */
+		e2trim_error_desc(code, desc, sizeof(desc));
+		snprintf(joined, sizeof(joined), "%s; %s", desc, cmd);
+		assert_string_equal(joined, et_e2tr_error_table.msgs[i]);
+		assert_true(*desc && *caller);
+		/* the --fsck and target-list codes are the command's alone */
+		if (code == E2TRIM_ERR_FSCK_REBOOT ||
+		    code == E2TRIM_ERR_FSCK_FAILED ||
+		    code == E2TRIM_ERR_DUPLICATE ||
+		    code == E2TRIM_ERR_TARGETS_FILE)
+			continue;
+		if (names_option(caller))
+			print_error("code %ld: the caller's fix \"%s\" speaks "
+				    "to the command line\n", i, caller);
+		assert_false(names_option(caller));
+	}
+	assert_string_equal(e2trim_error_fix(E2TRIM_ERR_RANGE_OUTSIDE,
+					     E2TRIM_FIX_COMMAND),
+			    "give an --offset below the filesystem's size");
+	assert_non_null(strstr(e2trim_error_fix(E2TRIM_ERR_RANGE_OUTSIDE,
+						E2TRIM_FIX_CALLER),
+			       "e2trim_set_range()"));
+	/* not ours: error_message()'s text, no fix */
+	assert_string_equal(e2trim_error_desc(EXT2_ET_BAD_MAGIC, desc,
+					      sizeof(desc)),
+			    error_message(EXT2_ET_BAD_MAGIC));
+	assert_string_equal(e2trim_error_fix(EXT2_ET_BAD_MAGIC,
+					     E2TRIM_FIX_CALLER), "");
+	assert_string_equal(e2trim_error_desc(E2TRIM_ERR_OPEN, NULL, 4), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_code_mapped),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_message),
+		cmocka_unit_test(test_desc_and_fix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

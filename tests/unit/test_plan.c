@@ -1008,7 +1008,7 @@ static void test_emit_stops(void **state)
 
 			f.c.stop_at = stop;
 			assert_int_equal(run_map(&geo64, &whole, m, &f.c,
-						 &f.st), -1);
+						 &f.st), E2TRIM_ERR_INTERRUPTED);
 			/* the one that said stop, and none after it */
 			assert_int_equal(f.c.n, stop);
 			assert_int_equal(f.st.extents, stop);
@@ -1035,7 +1035,7 @@ static void test_emit_stop_after_skips(void **state)
 	mark_free(f.used, 30, 31);
 	mark_free(f.used, 40, 50);
 	f.c.stop_at = 1;
-	assert_int_equal(run_map(&geo64, &r, &f.plain, &f.c, &f.st), -1);
+	assert_int_equal(run_map(&geo64, &r, &f.plain, &f.c, &f.st), E2TRIM_ERR_INTERRUPTED);
 	EXPECT(&f.c, BS, { 10, 20 });
 	assert_int_equal(f.st.skipped_extents, 1);
 	assert_int_equal(f.st.skipped_bytes, BS);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * open_table.h - open: the partition table of a whole-disk image
+ *                (open_table.c)
+ */
+#ifndef E2TRIM_OPEN_TABLE_H
+#define E2TRIM_OPEN_TABLE_H
+
+#include "e2trim_int.h"
+
+/*
+ * -p N or a byte offset: find where the filesystem starts and ends, set
+ * t->offset_bytes, t->size_bytes and the io options libext2fs opens with.
+ */
+errcode_t open_locate_partition(struct e2trim *t);
+
+/* A partition table and no filesystem at byte 0?  Through NBD too. */
+int open_whole_disk(struct e2trim *t);
+
+/* e2trim_partitions(): the table's partitions, *@out malloc'd. */
+errcode_t open_partition_list(struct e2trim *t, struct e2trim_partition **out,
+			      unsigned int *n);
+
+#endif /* E2TRIM_OPEN_TABLE_H */
