@@ -30,6 +30,31 @@ dfs_read() { debugfs -R "$2" "$1" 2>/dev/null; }
 dfs_write() { debugfs -w -f - "$1" >/dev/null 2>&1 || fail "debugfs -w on $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
+# lib_install: the library as a caller gets it.  make install into
+# $T/root (for the build under test: build/, or build-san/ with
+# SANITIZE=1), then set lib (its library folder), flags (pkg-config's
+# cflags and libs for e2trim, through PKG_CONFIG_PATH), LD_LIBRARY_PATH,
+# and for a program of the test's own: sanflags (the sanitizers, or
+# none) and vg (valgrind's command, or none on build-san/: the two do
+# not run together, and ASan and UBSan check instead)
+# shellcheck disable=SC2034  # lib, flags, sanflags, vg: for the caller
+lib_install() {
+	local top san=''
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	sanflags=()
+	vg=(valgrind -q --error-exitcode=99 --leak-check=full
+	    "--show-leak-kinds=definite,indirect"
+	    "--errors-for-leak-kinds=definite,indirect" --sim-hints=lax-ioctls)
+	case $E2TRIM in */build-san/*)
+		san=1 sanflags=("-fsanitize=address,undefined") vg=() ;;
+	esac
+	make -s -C "$top" install DESTDIR="$T/root" PREFIX=/usr/local SANITIZE="$san" \
+		>"$T/make.out" 2>&1 || { cat "$T/make.out"; fail "make install"; }
+	lib=$T/root/usr/local/lib
+	export PKG_CONFIG_PATH=$lib/pkgconfig LD_LIBRARY_PATH=$lib
+	flags=$(pkg-config --define-prefix --cflags --libs e2trim) || fail "pkg-config e2trim"
+}
+
 # recount_free IMG: the free block and inode counts (per group and in the
 # superblock) set to what e2fsck -fn counts, so that after a damage made
 # by hand only what the case damages disagrees

@@ -16,19 +16,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 command -v pkg-config >/dev/null || skip "pkg-config not installed (make deps installs it)"
 command -v g++ >/dev/null || skip "g++ not installed"
 command -v valgrind >/dev/null || skip "valgrind not installed (make deps installs it)"
-# build-san/ (SANITIZE=1): ASan and UBSan check instead of valgrind
-san='' sanflags=()
-case $E2TRIM in */build-san/*) san=1 sanflags=("-fsanitize=address,undefined") ;; esac
-root=$T/root
-make -s -C "$top" install DESTDIR="$root" PREFIX=/usr/local SANITIZE="$san" \
-	>"$T/make.out" 2>&1 || { cat "$T/make.out"; fail "make install"; }
-lib=$root/usr/local/lib
-export PKG_CONFIG_PATH=$lib/pkgconfig
-flags=$(pkg-config --define-prefix --cflags --libs e2trim) || fail "pkg-config e2trim"
-export LD_LIBRARY_PATH=$lib
-vg=(valgrind -q --error-exitcode=99 --leak-check=full "--show-leak-kinds=definite,indirect"
-	"--errors-for-leak-kinds=definite,indirect" --sim-hints=lax-ioctls)
-[ -z "$san" ] || vg=()
+lib_install
 
 # the error table through the shared library
 cat >"$T/table.c" <<'C'

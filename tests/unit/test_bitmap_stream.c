@@ -26,11 +26,11 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "unit_sh.h"
 #include <et/com_err.h>
 
 #include "bitmap.h"
 #include "e2trim.h"
-
 
 #define MAX_RUNS 100000
 
@@ -40,18 +40,6 @@ struct runs {
 };
 
 static char dir[] = "/tmp/e2trim-test-bitmap.XXXXXX";
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static void add_run(struct runs *r, uint64_t start, uint64_t end)
 {

@@ -24,23 +24,12 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "unit_sh.h"
 
 #include "e2trim.h"
 
 static char dir[] = "/tmp/e2trim-test-cancel.XXXXXX";
 static char img[128], copy[128];
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static int setup(void **state)
 {

@@ -20,24 +20,13 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "unit_sh.h"
 #include <ext2fs/ext2fs.h>
 
 #include "e2trim.h"
 
 static char dir[] = "/tmp/e2trim-test-handle.XXXXXX";
 static char good[128], unclean[128], badcsum[128], missing[128];
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static int open_fds(void)
 {

@@ -29,11 +29,11 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "unit_sh.h"
 #include <et/com_err.h>
 
 #include "itable_read.h"
 #include "range_read.h"
-
 
 #define MAX_EVENTS 200000
 
@@ -53,18 +53,6 @@ struct events {
 static struct events want, got;
 static char dir[] = "/tmp/e2trim-test-itable.XXXXXX";
 static int isz;
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static struct event *add(struct events *e, int kind, __u32 id)
 {
