@@ -430,6 +430,7 @@ deb: deps-deb
 # initramfs generators, a Debian root for systemd.  Nothing of the
 # machine's own boot set-up is used or changed.
 BOOT_PKGS = qemu-system-x86 linux-image-amd64 initramfs-tools cpio \
+	    lvm2 thin-provisioning-tools \
 	    dracut-core mmdebstrap
 
 deps-boot: deps-deb
