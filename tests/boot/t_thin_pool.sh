@@ -37,9 +37,9 @@ copy_exec() {
 	mkdir -p "$d${dest%/*}"
 	cp -L "$bin" "$d$dest" || fail "copy $bin"
 	for lib in $(LD_LIBRARY_PATH=$STAGE_LIB ldd "$bin" 2>/dev/null | grep -o '/[^ ]*'); do
+		src=$lib
 		case $lib in
-		"$STAGE_LIB"/*) lib=/lib/$MULTIARCH/${lib##*/} src=$STAGE_LIB/${lib##*/} ;;
-		*) src=$lib ;;
+		"$STAGE_LIB"/*) lib=/lib/$MULTIARCH/${lib##*/} ;;
 		esac
 		[ -e "$d$lib" ] && continue
 		mkdir -p "$d${lib%/*}"
