@@ -306,5 +306,5 @@ fleft=$(left b)
 pct() { lvs_field "$1" "$2" 1; }
 note "a, e2trim: data_percent $(pct before a) -> $(pct after a), $((e2trim_freed * 512)) bytes unmapped ($(val 'e2trim out' | head -1))"
 note "b, fstrim: data_percent $(pct before b) -> $(pct after b), $((fstrim_freed * 512)) bytes unmapped, $fleft wholly free chunks left mapped ($(val 'fstrim out'))"
-note "pool: data_percent $(pct before pool) -> $(pct after pool) (chunks a and b still share stay allocated)"
+note "pool: data_percent $(pct before pool) -> $(pct after pool) once both were trimmed (a chunk either still maps stays allocated)"
 exit 0
