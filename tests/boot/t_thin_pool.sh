@@ -301,6 +301,10 @@ left() {
 		END { print n + 0 }'
 }
 assert_eq "$(left a)" 0 "wholly free chunks a maps after e2trim"
+# and e2trim's report is those chunks, every one
+assert_eq "$(val 'e2trim out' | sed -n 's/.*(\([0-9]*\) bytes) trimmed$/\1/p')" \
+	"$(oracle_extents "$T/a.img" | aligned_extents "$CHUNK" | awk '{ n += $2 } END { printf "%.0f", n }')" \
+	"bytes e2trim reported against dumpe2fs' free chunks"
 fleft=$(left b)
 
 pct() { lvs_field "$1" "$2" 1; }
