@@ -427,7 +427,8 @@ deb: deps-deb
 	@ls $(DEB_DIR)/*.deb
 
 # Real boots under QEMU (tests/boot/, README): the kernel, the two
-# initramfs generators, a Debian root for systemd.  Nothing of the
+# initramfs generators, a Debian root for systemd, lvm2 and
+# thin-provisioning-tools for the thin-pool guest.  Nothing of the
 # machine's own boot set-up is used or changed.
 BOOT_PKGS = qemu-system-x86 linux-image-amd64 initramfs-tools cpio \
 	    lvm2 thin-provisioning-tools \
