@@ -28,27 +28,39 @@
 /* librbd's default, when `rbd config image list` cannot tell */
 #define RBD_GRANULARITY_DEFAULT (64U << 10)
 
+/*
+ * Our own server alone: one watcher, and a lock only in its hands (qemu
+ * takes the exclusive lock when it opens an image for writing).
+ */
+static int only_ours(const struct rbd_clients *c)
+{
+	return c->watchers <= 1 &&
+	       (!c->lockers || (c->lockers == 1 &&
+				!strcmp(c->locker, c->watcher)));
+}
+
 errcode_t open_rbd_recheck(struct e2trim *t, int ours)
 {
-	char who[512], why[512];
-	int watchers, lockers;
+	struct rbd_clients c;
+	char why[512];
 
-	if (rbd_clients(t->rbd, &watchers, &lockers, who, sizeof(who), why,
-			sizeof(why)))
+	if (rbd_clients(t->rbd, &c, why, sizeof(why)))
 		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
-	if (watchers <= ours && !lockers)
+	if (ours ? only_ours(&c) : !c.watchers && !c.lockers)
 		return 0;
 	if (ours)
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "another client "
 				"opened the RBD image while e2trim checked it "
-				"(watchers and lockers: %s); nothing was "
-				"trimmed: stop it, then run again", who);
-	return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image is in use "
-			"(%d watcher%s, %d lock%s: %s): a running VM, a kernel "
-			"mapping (rbd showmapped) or a qemu-nbd has it open; "
-			"stop it, then run again (e2trim never breaks a lock)",
-			watchers, watchers == 1 ? "" : "s", lockers,
-			lockers == 1 ? "" : "s", who);
+				"(watchers: %s; lockers: %s); nothing was "
+				"trimmed: stop it, then run again",
+				c.watcher, c.lockers ? c.locker : "none");
+	return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image is in use: "
+			"watched by %s%s%s; a running VM, a kernel mapping "
+			"(rbd showmapped) or a qemu-nbd has it open: stop it, "
+			"then run again (e2trim never breaks a lock)",
+			c.watchers ? c.watcher : "nobody",
+			c.lockers ? ", locked by " : "",
+			c.lockers ? c.locker : "");
 }
 
 uint64_t open_rbd_allocated(const struct e2trim *t)

@@ -245,20 +245,20 @@ static int addresses(const char *json, char *who, size_t len)
 	return n;
 }
 
-int rbd_clients(const struct rbd_spec *s, int *watchers, int *lockers,
-		char *who, size_t wholen, char *why, size_t len)
+int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
+		size_t len)
 {
 	static const char *const status[] = { "status", NULL };
 	static const char *const locks[] = { "lock", "ls", NULL };
 	char out[16384];
 
-	who[0] = '\0';
+	memset(c, 0, sizeof(*c));
 	if (run_rbd(s, status, out, sizeof(out), why, len))
 		return -1;
-	*watchers = addresses(out, who, wholen);
+	c->watchers = addresses(out, c->watcher, sizeof(c->watcher));
 	if (run_rbd(s, locks, out, sizeof(out), why, len))
 		return -1;
-	*lockers = addresses(out, who, wholen);
+	c->lockers = addresses(out, c->locker, sizeof(c->locker));
 	return 0;
 }
 

@@ -26,14 +26,17 @@ int rbd_spec_is_snap(const struct rbd_spec *s);
 
 void rbd_spec_free(struct rbd_spec *s);
 
-/*
- * Who has the image open: the clients watching it (`rbd status`) and
- * those holding a lock on it, the exclusive lock included (`rbd lock
- * ls`).  *@watchers and *@lockers get their numbers, @who their
- * addresses.  0, or -1 with the rbd command's words in @why.
- */
-int rbd_clients(const struct rbd_spec *s, int *watchers, int *lockers,
-		char *who, size_t wholen, char *why, size_t len);
+/* Who has the image open: from rbd_clients(). */
+struct rbd_clients {
+	int watchers;		/* clients watching it (`rbd status`) */
+	int lockers;		/* holding a lock, the exclusive lock too */
+	char watcher[512];	/* their addresses, ", " between */
+	char locker[512];
+};
+
+/* 0, or -1 with the rbd command's words in @why. */
+int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
+		size_t len);
 
 /*
  * The bytes the image (or its snapshot) holds in the cluster, as
