@@ -112,7 +112,8 @@ errcode_t open_rbd(struct e2trim *t)
 	if (rbd_spec_parse(t->path, &t->rbd, why, sizeof(why)))
 		return lib_fail(t, E2TRIM_ERR_USAGE, "%s", why);
 	err = check_snap(t);
-	if (!err)
+	/* a snapshot never changes: a VM on its image does not matter */
+	if (!err && !rbd_spec_is_snap(t->rbd))
 		err = open_rbd_recheck(t, 0);
 	if (err)
 		return err;
