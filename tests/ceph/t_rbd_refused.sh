@@ -54,7 +54,7 @@ who=$(watchers)
 cat "$ERR"
 assert_rc 26 "a watched RBD image"
 assert_grep "watched by $who" "$ERR" "the watcher's address"
-# a dry run too: its read-only qemu-nbd would take reads from under a VM
+# a dry run too: a running VM has the filesystem mounted, its bitmaps in flux
 "$E2TRIM" -n "$SPEC" >"$OUT" 2>"$ERR"; RC=$?
 assert_rc 26 "a dry run on a watched RBD image"
 stop_holder
