@@ -283,8 +283,9 @@ errcode_t open_nbd_writable(struct e2trim *t)
 		if (err)
 			return err;
 	}
-	rc = nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
-				   why, sizeof(why));
+	rc = nbd_conn_reopen_image(t->nbd, t->rbd ? open_rbd_qemu_name(t) :
+				   t->path, t->res.image_format, 0, why,
+				   sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
 	/*

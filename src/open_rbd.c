@@ -89,7 +89,8 @@ static errcode_t start_server(struct e2trim *t)
 	enum nbd_open_fail rc;
 
 	/* read-only until the gates and the verification have passed */
-	rc = nbd_conn_open_image(&t->nbd, t->path, "rbd", 1, why, sizeof(why));
+	rc = nbd_conn_open_image(&t->nbd, rbd_spec_qemu_name(t->rbd), "rbd", 1,
+				 why, sizeof(why));
 	if (rc == NBD_OPEN_NO_MEMORY)
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
 	if (rc == NBD_OPEN_NO_LIBNBD)
@@ -127,6 +128,11 @@ errcode_t open_rbd(struct e2trim *t)
 		t->res.allocated_known = 1;
 	}
 	return start_server(t);
+}
+
+const char *open_rbd_qemu_name(const struct e2trim *t)
+{
+	return rbd_spec_qemu_name(t->rbd);
 }
 
 void open_rbd_close(struct e2trim *t)

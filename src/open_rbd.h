@@ -19,6 +19,9 @@ errcode_t open_rbd_recheck(struct e2trim *t, int ours);
 /* What the image holds in the cluster now (rbd du --exact), 0: unknown. */
 uint64_t open_rbd_allocated(const struct e2trim *t);
 
+/* The name qemu-nbd opens the image by (with librados's time-outs). */
+const char *open_rbd_qemu_name(const struct e2trim *t);
+
 void open_rbd_close(struct e2trim *t);
 
 #endif /* E2TRIM_OPEN_RBD_H */

@@ -33,12 +33,59 @@ extern char **environ;
 
 struct rbd_spec {
 	char *buf;			/* the copy the pointers below are in */
+	char *qemu;			/* the name qemu-nbd gets (see below) */
 	const char *name;		/* POOL[/NAMESPACE]/IMAGE[@SNAP] */
 	const char *conf, *id;		/* NULL: rbd's defaults */
 	const char *key[MAX_OPTS], *val[MAX_OPTS];
 	int nopts;
 	unsigned int snap : 1;
 };
+
+/*
+ * librados waits for a monitor or an OSD forever by default: a cluster
+ * that goes away during a run would hang e2trim (and qemu-nbd) in the
+ * middle of its discards.  Unless the name sets them, both qemu and the
+ * rbd command get these bounds; a discard that times out is an I/O
+ * error, reported as such, and what it was about is free space anyway.
+ */
+static const char *const timeouts[] = {
+	"rados_osd_op_timeout", "rados_mon_op_timeout", "client_mount_timeout",
+};
+#define TIMEOUT_SECONDS "60"
+#define NTIMEOUTS (sizeof(timeouts) / sizeof(timeouts[0]))
+
+static int has_key(const struct rbd_spec *s, const char *key)
+{
+	int i;
+
+	for (i = 0; i < s->nopts; i++)
+		if (!strcmp(s->key[i], key))
+			return 1;
+	return 0;
+}
+
+/* The name as given, with the timeouts it does not set. */
+static int make_qemu_name(struct rbd_spec *s, const char *path)
+{
+	size_t len = strlen(path) + 1, i;
+	char *p;
+
+	for (i = 0; i < NTIMEOUTS; i++)
+		len += strlen(timeouts[i]) + strlen(TIMEOUT_SECONDS) + 2;
+	s->qemu = malloc(len);
+	if (!s->qemu)
+		return -1;
+	p = s->qemu + sprintf(s->qemu, "%s", path);
+	for (i = 0; i < NTIMEOUTS; i++)
+		if (!has_key(s, timeouts[i]))
+			p += sprintf(p, ":%s=%s", timeouts[i], TIMEOUT_SECONDS);
+	return 0;
+}
+
+const char *rbd_spec_qemu_name(const struct rbd_spec *s)
+{
+	return s->qemu;
+}
 
 int rbd_is_spec(const char *path)
 {
@@ -55,6 +102,7 @@ void rbd_spec_free(struct rbd_spec *s)
 	if (!s)
 		return;
 	free(s->buf);
+	free(s->qemu);
 	free(s);
 }
 
@@ -124,6 +172,11 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 			return spec_bad(s, why, len,
 					"an RBD option that is not KEY=VALUE");
 	}
+	if (make_qemu_name(s, path)) {
+		snprintf(why, len, "out of memory");
+		rbd_spec_free(s);
+		return -1;
+	}
 	*out = s;
 	return 0;
 }
@@ -146,6 +199,13 @@ static int build_argv(const struct rbd_spec *s, const char *const *sub,
 	if (s->id) {
 		argv[n++] = (char *)"--id";
 		argv[n++] = (char *)s->id;
+	}
+	for (i = 0; i < (int)NTIMEOUTS; i++) {
+		if (has_key(s, timeouts[i]))
+			continue;
+		snprintf(opt[s->nopts + i], sizeof(opt[0]), "--%s", timeouts[i]);
+		argv[n++] = opt[s->nopts + i];
+		argv[n++] = (char *)TIMEOUT_SECONDS;
 	}
 	for (i = 0; i < s->nopts && n < max - 3; i++) {
 		snprintf(opt[i], sizeof(opt[i]), "--%s", s->key[i]);
@@ -178,7 +238,8 @@ static void first_line(int fd, char *why, size_t len)
 static int run_rbd(const struct rbd_spec *s, const char *const *sub,
 		   char *out, size_t len, char *why, size_t wlen)
 {
-	char *argv[24 + 2 * MAX_OPTS], opt[MAX_OPTS][80];
+	char *argv[24 + 2 * (MAX_OPTS + NTIMEOUTS)];
+	char opt[MAX_OPTS + NTIMEOUTS][80];
 	posix_spawn_file_actions_t fa;
 	int pfd[2], efd, status = -1;
 	size_t have = 0;

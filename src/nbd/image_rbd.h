@@ -24,6 +24,12 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 /* It names a snapshot (@SNAP): read-only. */
 int rbd_spec_is_snap(const struct rbd_spec *s);
 
+/*
+ * The name qemu-nbd opens: @path with bounds on librados's waits for the
+ * cluster, unless @path sets them (image_rbd.c).
+ */
+const char *rbd_spec_qemu_name(const struct rbd_spec *s);
+
 void rbd_spec_free(struct rbd_spec *s);
 
 /* Who has the image open: from rbd_clients(). */

@@ -1,5 +1,7 @@
 #!/bin/bash
 # cluster.sh start DIR | stop DIR: a one-node Ceph cluster for the RBD tests.
+# cluster.sh kill-osd DIR | start-osd DIR: SIGKILL the OSD (a crash), and
+# start it again, back once the pool serves I/O.
 #
 # One monitor and one OSD (bluestore on a sparse 4 GiB file), no mgr (RBD
 # does not need one), bound to 127.0.0.1 only, every file under DIR: its
@@ -125,8 +127,33 @@ stop() {
 	rm -f "$D/pids"
 }
 
+kill_osd() {
+	local D=$1 name pid i
+	while read -r name pid; do
+		case $name in osd.*) kill -KILL "$pid" ;; esac
+	done <"$D/pids"
+	while read -r name pid; do
+		case $name in osd.*)
+			for ((i = 0; i < 100; i++)); do alive "$pid" || break; sleep 0.1; done ;;
+		esac
+	done <"$D/pids"
+	grep -v '^osd\.' "$D/pids" >"$D/pids.new"
+	mv "$D/pids.new" "$D/pids"
+}
+
+start_osd() {
+	local D=$1 conf=$1/ceph.conf
+	ceph-osd -c "$conf" -i 0 -f >>"$D/log/osd.0.out" 2>&1 &
+	echo "osd.0 $!" >>"$D/pids"
+	wait_for "$D" "the OSD" 60 osd_up "$conf"
+	# the pool's placement groups active again: a read of the pool answers
+	wait_for "$D" "the pool" 120 timeout 10 rbd -c "$conf" ls rbd
+}
+
 case ${1:-} in
 start) start "$(realpath -m "$2")" ;;
+kill-osd) kill_osd "$(realpath -m "$2")" ;;
+start-osd) start_osd "$(realpath -m "$2")" ;;
 stop) stop "$(realpath -m "$2")" ;;
-*) echo "usage: cluster.sh start|stop DIR" >&2; exit 2 ;;
+*) echo "usage: cluster.sh start|stop|kill-osd|start-osd DIR" >&2; exit 2 ;;
 esac

@@ -30,7 +30,7 @@ if ! CEPH_CONF=$(bash "$here/cluster.sh" start "$D/c" 2>"$D/start.log"); then
 	echo "FAIL cluster start"; sed 's/^/  | /' "$D/start.log" | tail -20
 	exit 1
 fi
-export CEPH_CONF
+export CEPH_CONF CEPH_DIR=$D/c
 echo "cluster up in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
 pass=0 failed=0 skipped=0
