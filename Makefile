@@ -96,7 +96,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
-		image_format.c image_qcow2.c) \
+		image_format.c image_qcow2.c image_rbd.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \
 		target_nbd.c target_zero_write.c target_zero_read.c \
@@ -106,7 +106,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
 		verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
-	    src/open_nbd.c src/open_table.c src/open.c src/journal_inode.c \
+	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \
 	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
@@ -132,7 +132,8 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 .PHONY: all deps demo check check-layers check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
-	install uninstall clean images deb deps-deb deps-boot check-boot
+	install uninstall clean images deb deps-deb deps-boot check-boot \
+	deps-ceph check-ceph
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
 
@@ -440,3 +441,14 @@ deps-boot: deps-deb
 check-boot: deps-boot
 	@start=$$(date +%s) && $(MAKE) --no-print-directory deb && \
 		BOOT_START=$$start bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
+
+# A one-node Ceph cluster on 127.0.0.1 (tests/ceph/, README "RBD and thin
+# pools"): one mon, one bluestore OSD on a sparse file, no mgr.  qemu's
+# rbd driver (qemu-block-extra) is what qemu-nbd opens rbd: targets with.
+CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra
+
+deps-ceph: deps
+	@$(call apt_need,$(CEPH_PKGS))
+
+check-ceph: deps-ceph $(BIN)
+	E2TRIM=$(CURDIR)/$(BIN) bash tests/ceph/run.sh

@@ -40,6 +40,7 @@ struct e2trim {
 	 * takes the image file's own bytes for the filesystem's.
 	 */
 	struct nbd_conn *nbd;
+	struct rbd_spec *rbd;		/* an RBD image's name (open_rbd.c) */
 	int image_fd;			/* the VM image file, for its size */
 	uint64_t cluster_bytes;		/* the image's, 0: unknown */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */

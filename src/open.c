@@ -28,6 +28,8 @@
 #include "open.h"
 #include "open_hold.h"
 #include "open_nbd.h"
+#include "open_rbd.h"
+#include "image_rbd.h"
 #include "open_table.h"
 #include "partition.h"
 
@@ -340,6 +342,8 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 	t->res.dryrun = t->opt.dryrun;
 	if (nbd_is_uri(path)) {
 		err = open_nbd_uri(t);
+	} else if (rbd_is_spec(path)) {
+		err = open_rbd(t);
 	} else {
 		err = check_not_mounted(t);
 		if (!err)

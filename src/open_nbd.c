@@ -22,6 +22,7 @@
 #include "image_qcow2.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
+#include "open_rbd.h"
 
 /* The refusals before the first read: server that cannot trim, lock. */
 static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
@@ -107,6 +108,8 @@ uint64_t open_nbd_allocated(const struct e2trim *t)
 	struct stat st;
 	uint64_t n = 0;
 
+	if (t->rbd)
+		return open_rbd_allocated(t);
 	if (t->image_fd >= 0 && !fstat(t->image_fd, &st))
 		n += (uint64_t)st.st_blocks * 512;
 	if (t->nbd && t->nbd->data_fd >= 0 && !fstat(t->nbd->data_fd, &st))
@@ -274,8 +277,15 @@ errcode_t open_nbd_writable(struct e2trim *t)
 		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
 				      "while reading the superblock again");
 	t->nbd_reopen = 0;
-	rc = nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
-				   why, sizeof(why));
+	/* an RBD image: our read-only server is its only client */
+	if (t->rbd) {
+		err = open_rbd_recheck(t, 1);
+		if (err)
+			return err;
+	}
+	rc = nbd_conn_reopen_image(t->nbd, t->rbd ? open_rbd_qemu_name(t) :
+				   t->path, t->res.image_format, 0, why,
+				   sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
 	/*
@@ -286,6 +296,12 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
 				      "while reading the superblock again");
+	/* and our writable one now */
+	if (t->rbd) {
+		err = open_rbd_recheck(t, 1);
+		if (err)
+			return err;
+	}
 	if (memcmp(before, after, sizeof(before)))
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its superblock "
 				"changed while e2trim reopened it for writing");
@@ -353,4 +369,5 @@ void open_nbd_close(struct e2trim *t)
 	if (t->image_fd >= 0)
 		close(t->image_fd);
 	t->image_fd = -1;
+	open_rbd_close(t);
 }

@@ -128,12 +128,16 @@ static void __attribute__((__noreturn__)) usage(void)
 	       " 23  a directory entry names an unused inode\n"
 	       " 24  partition table overlaps, or -p names a container\n"
 	       " 25  the NBD server cannot trim\n"
-	       " 26  the VM image is open in another program (image lock)\n"
+	       " 26  the VM image is open in another program (image lock; an RBD\n"
+	       "     image's watchers or locks)\n"
 	       " 27  a whole-disk image: give -p all or -p N\n"
 	       " A refusal (10-27) discards nothing.  With several targets the exit\n"
 	       " status is fstrim's: 0, 64 or 32 (or 130); a single target keeps its own.\n\n"
 	       "A VM image (qcow2, vmdk, ...) is opened through qemu-nbd; an NBD URI\n"
-	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n\n"
+	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n"
+	       "A Ceph RBD image is named rbd:POOL/IMAGE[@SNAP][:conf=FILE][:id=USER]\n"
+	       "(qemu-nbd's rbd driver); one in use (watchers, locks) is refused (26),\n"
+	       "a snapshot takes -n only (3).\n\n"
 	       "For more details see e2trim(8).\n", program_name);
 	exit(E2TRIM_EXIT_OK);
 }

@@ -30,6 +30,7 @@
 
 #include <libnbd.h>
 
+#include "image_rbd.h"
 #include "nbd_dl.h"
 #include "nbd_io.h"
 #include "nbd_readahead.h"
@@ -214,9 +215,10 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	*out = NULL;
 	/*
 	 * qemu reads "proto:rest" as a protocol when the colon comes before
-	 * any slash: "./" keeps a relative name a file name.
+	 * any slash: "./" keeps a relative name a file name; an rbd: name
+	 * is meant as qemu reads it (image_rbd.c).
 	 */
-	if (path[0] != '/' && asprintf(&img, "./%s", path) < 0)
+	if (path[0] != '/' && !rbd_is_spec(path) && asprintf(&img, "./%s", path) < 0)
 		return NBD_OPEN_NO_MEMORY;
 	if (make_err_file(errpath, sizeof(errpath))) {
 		free(img);

@@ -1,0 +1,100 @@
+#!/bin/bash
+# An aged ext4 in an RBD image, trimmed in place: Ceph's own accounting
+# (rbd du --exact) drops by at least 90 % of the free space that held
+# data, every file reads back the same, e2fsck -fn is clean, a second run
+# frees nothing more, -v and --json carry rbd du's numbers.
+. "$(dirname "$0")/../lib.sh"
+: "${CEPH_CONF:?run through tests/ceph/run.sh}"
+need_root
+C=$CEPH_CONF
+IMG=rbd/aged
+SPEC="rbd:$IMG:conf=$C"
+
+# the ext4: kept files of random bytes, then files written and deleted
+mkfs "$T/fs.img" 512M -t ext4 -b 4096
+mkdir -p "$T/in"
+for i in 1 2 3 4 5 6; do head -c $(( i * 700 * 1024 + 123 )) /dev/urandom >"$T/in/k$i"; done
+{
+	for i in 1 2 3 4 5 6; do echo "write $T/in/k$i k$i"; done
+} | dfs_write "$T/fs.img"
+age "$T/fs.img" 7
+# a large deleted file: 96 MiB of 'Z' that stays in the free space
+head -c $((96 << 20)) /dev/zero | tr '\0' 'Z' >"$T/big"
+printf 'write %s big\nrm big\n' "$T/big" | dfs_write "$T/fs.img"
+rm -f "$T/big"
+e2fsck -fn "$T/fs.img" >/dev/null 2>&1 || fail "the aged ext4 is not clean"
+# what the free space holds that is not zero: the written-then-freed bytes
+free_written=$(python3 - "$T/fs.img" <<'PY'
+import subprocess, sys
+img = sys.argv[1]
+out = subprocess.run(["dumpe2fs", img], capture_output=True, text=True).stdout
+bs = int([l.split()[-1] for l in out.splitlines() if l.startswith("Block size:")][0])
+n = 0
+with open(img, "rb") as f:
+    for line in out.splitlines():
+        line = line.strip()
+        if not line.startswith("Free blocks: "):
+            continue
+        for r in line[len("Free blocks: "):].split(", "):
+            if not r:
+                continue
+            a, _, b = r.partition("-")
+            a = int(a); b = int(b or a)
+            f.seek(a * bs)
+            for _ in range(a, b + 1):
+                if f.read(bs).strip(b"\0"):
+                    n += bs
+print(n)
+PY
+)
+note "free space that holds data: $((free_written >> 20)) MiB"
+[ "$free_written" -gt $((90 << 20)) ] || fail "aging left only $free_written bytes in the free space"
+
+rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
+du_exact() { rbd -c "$C" du --exact --format json "$1" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][-1]["used_size"])'; }
+files_sha() {	# IMAGE -> one line per file: name sha256
+	local f
+	rbd -c "$C" export --no-progress "$1" "$T/out.img" >/dev/null 2>&1 || fail "rbd export $1"
+	e2fsck -fn "$T/out.img" >"$T/fsck.log" 2>&1 || { cat "$T/fsck.log"; fail "e2fsck -fn on the exported $1"; }
+	for f in k1 k2 k3 k4 k5 k6 $(dfs_read "$T/out.img" "ls -p /" | awk -F/ '$6 ~ /^f/ {print $6}'); do
+		dfs_read "$T/out.img" "dump /$f $T/dump.bin" >/dev/null
+		echo "$f $(sha_of "$T/dump.bin")"
+	done
+	rm -f "$T/out.img" "$T/dump.bin"
+}
+files_sha "$IMG" >"$T/sha.before"
+[ "$(wc -l <"$T/sha.before")" -ge 30 ] || fail "too few files to compare"
+before=$(du_exact "$IMG")
+
+OUT=$T/out ERR=$T/err
+"$E2TRIM" -v "$SPEC" >"$OUT" 2>"$ERR"; RC=$?
+cat "$OUT" "$ERR"
+assert_rc 0 "e2trim on the RBD image"
+after=$(du_exact "$IMG")
+freed=$((before - after))
+note "rbd du --exact: $((before >> 20)) MiB before, $((after >> 20)) MiB after: $((freed >> 20)) MiB freed of $((free_written >> 20)) MiB"
+[ $((freed * 10)) -ge $((free_written * 9)) ] ||
+	fail "freed $freed bytes, less than 90 % of the $free_written written-then-freed bytes"
+# -v says what rbd du says (to 0.1 MiB)
+assert_grep "rbd image allocated $(awk -v b="$before" 'BEGIN {printf "%.1f MiB", b / 1048576}') before, $(awk -v b="$after" 'BEGIN {printf "%.1f MiB", b / 1048576}') after" "$OUT" "-v's before/after"
+files_sha "$IMG" >"$T/sha.after"
+diff "$T/sha.before" "$T/sha.after" || fail "a file changed"
+note "$(wc -l <"$T/sha.after") files unchanged, e2fsck -fn clean"
+
+# a second run frees nothing more; its JSON carries rbd du's numbers
+"$E2TRIM" --json "$SPEC" >"$T/j" 2>"$ERR"; RC=$?
+assert_rc 0 "the second run"
+again=$(du_exact "$IMG")
+assert_eq "$again" "$after" "rbd du --exact after a second run"
+python3 - "$T/j" "$after" <<'PY' || fail "the JSON's allocated_before/after are not rbd du's"
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+r = t["result"]
+a = int(sys.argv[2])
+assert r["allocated_before"] == a and r["allocated_after"] == a, r
+PY
+files_sha "$IMG" >"$T/sha.again"
+diff "$T/sha.before" "$T/sha.again" || fail "a file changed in the second run"
+rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
+exit 0
