@@ -91,7 +91,7 @@ DEPFLAGS = -MMD -MP
 # own; src/cli/ is the command, its first client, which sees the library
 # through src/e2trim.h only.
 FAMILIES := partition nbd target verify
-LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c \
+LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/kept_buf.c src/errors.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
@@ -197,7 +197,7 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(CLI_OBJS) | $(B)/tests
 $(B) $(B)/tests $(B)/cli:
 	mkdir -p $@
 
--include $(wildcard $(B)/*.d $(B)/cli/*.d)
+-include $(wildcard $(B)/*.d $(B)/cli/*.d $(FAMILIES:%=$(B)/%/*.d))
 
 # Install the Debian packages only when something is missing.
 deps:

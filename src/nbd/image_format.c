@@ -21,16 +21,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "image_format.h"
+#include "run_cmd.h"
 
-extern char **environ;
 
 struct magic {
 	size_t off;
@@ -255,40 +253,12 @@ static uint64_t cluster_from_qemu_img(const char *path, const char *format)
 	char *argv[] = { (char *)"qemu-img", (char *)"info", (char *)"-U",
 			 (char *)"--output=json", (char *)"-f", (char *)format,
 			 (char *)"--", (char *)path, NULL };
-	posix_spawn_file_actions_t fa;
 	char buf[8192], *p;
-	size_t have = 0;
-	uint64_t v = 0;
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC))
+	if (run_cmd_capture(argv, buf, sizeof(buf), -1) < 0)
 		return 0;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "qemu-img", &fa, NULL, argv, environ))
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	while (pid > 0 && have < sizeof(buf) - 1 &&
-	       (n = read(pfd[0], buf + have, sizeof(buf) - 1 - have)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		have += n;
-	}
-	close(pfd[0]);
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	buf[have] = '\0';
 	p = strstr(buf, "\"cluster-size\":");
-	if (p)
-		v = strtoull(p + strlen("\"cluster-size\":"), NULL, 10);
-	return v;
+	return p ? strtoull(p + strlen("\"cluster-size\":"), NULL, 10) : 0;
 }
 
 uint64_t image_cluster_bytes(int fd, const char *path, const char *format)

@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +24,8 @@
 #include <unistd.h>
 
 #include "image_rbd.h"
+#include "run_cmd.h"
 
-extern char **environ;
 
 #define RBD_PREFIX "rbd:"
 #define MAX_OPTS 16
@@ -240,48 +239,25 @@ static int run_rbd(const struct rbd_spec *s, const char *const *sub,
 {
 	char *argv[24 + 2 * (MAX_OPTS + NTIMEOUTS)];
 	char opt[MAX_OPTS + NTIMEOUTS][80];
-	posix_spawn_file_actions_t fa;
-	int pfd[2], efd, status = -1;
-	size_t have = 0;
-	ssize_t n;
-	pid_t pid;
+	int efd, status;
 
 	build_argv(s, sub, argv, opt, sizeof(argv) / sizeof(argv[0]));
 	efd = memfd_create("e2trim-rbd", MFD_CLOEXEC);
-	if (efd < 0 || pipe2(pfd, O_CLOEXEC)) {
+	if (efd < 0) {
 		snprintf(why, wlen, "rbd: %s", strerror(errno));
-		if (efd >= 0)
-			close(efd);
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, efd, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (posix_spawnp(&pid, "rbd", &fa, NULL, argv, environ))
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	while (pid > 0 && (n = read(pfd[0], out + have,
-				     have < len - 1 ? len - 1 - have : 0)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		have += n;
-	}
-	close(pfd[0]);
-	out[have] = '\0';
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	if (pid < 0)
+	status = run_cmd_capture(argv, out, len, efd);
+	if (status == -1 && errno == ENOENT)
 		snprintf(why, wlen, "the rbd command cannot be run: install "
 			 "ceph-common");
+	else if (status == -1)
+		snprintf(why, wlen, "rbd: %s", strerror(errno));
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		first_line(efd, why, wlen);
 	close(efd);
-	return pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+	return status != -1 && WIFEXITED(status) && !WEXITSTATUS(status) ?
+	       0 : -1;
 }
 
 /* Each "address":"..." in @json, appended to @who; returns how many. */
