@@ -3,8 +3,9 @@
 #
 # Starts the cluster (cluster.sh) in a temporary folder, runs every
 # tests/ceph/t_*.sh with CEPH_CONF naming it, and stops every daemon by
-# its PID at the end, pass or fail.  Like tests/e2e/run.sh: one line per
-# test, 77 is a skip, and under CI=true a skip counts as a failure.
+# its PID at the end, pass or fail.  The tests run through tests/e2e/run.sh:
+# one line per test, 77 is a skip, and under CI=true a skip counts as a
+# failure.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${E2TRIM:?E2TRIM must name the e2trim binary}"
@@ -33,27 +34,5 @@ fi
 export CEPH_CONF CEPH_DIR=$D/c
 echo "cluster up in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
-pass=0 failed=0 skipped=0
-only=${1:-}
-for t in "$here"/t_*.sh; do
-	name=$(basename "$t" .sh)
-	[ -z "$only" ] || [[ "$name" == *$only* ]] || continue
-	T=$(mktemp -d "/tmp/e2trim-$name.XXXXXX")
-	s=$(date +%s)
-	T=$T bash "$t" >"$T.log" 2>&1
-	rc=$?
-	secs=$(( $(date +%s) - s ))
-	if [ $rc = 0 ]; then
-		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
-		grep '^  ' "$T.log" | sed 's/^/  | /'
-	elif [ $rc = 77 ] && [ "${CI:-}" != true ]; then
-		skipped=$((skipped + 1)); echo "SKIP $name: $(grep SKIP "$T.log" | tail -1)"
-	else
-		failed=$((failed + 1)); echo "FAIL $name (exit $rc)"
-		[ $rc = 77 ] && echo "  skipped under CI=true, which counts as a failure"
-		sed 's/^/  | /' "$T.log" | tail -25
-	fi
-	rm -rf "$T" "$T.log"
-done
-echo "$pass passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+# the same runner as the end-to-end tests, over this folder
+TESTS_DIR=$here SHOW_NOTES=1 bash "$here/../e2e/run.sh" "${1:-}"

@@ -2,8 +2,10 @@
 # tests/e2e/run.sh - run every end-to-end test, print one line each and
 # the totals.  Under CI=true a skipped test counts as failed: CI runs as
 # root with loop devices, so nothing there has a reason to skip.
+# TESTS_DIR: run the t_*.sh of that folder instead (tests/ceph/run.sh
+# does, once its cluster is up); SHOW_NOTES=1: a passed test's notes too.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+here=${TESTS_DIR:-$(cd "$(dirname "$0")" && pwd)}
 : "${E2TRIM:?E2TRIM must name the e2trim binary}"
 export E2TRIM
 pass=0 failed=0 skipped=0
@@ -18,6 +20,7 @@ for t in "$here"/t_*.sh; do
 	secs=$(( $(date +%s) - start ))
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
+		[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$T.log" | sed 's/^/  | /'
 	elif [ $rc = 77 ] && [ "${CI:-}" != true ]; then
 		skipped=$((skipped + 1)); echo "SKIP $name: $(grep SKIP "$T.log" | tail -1)"
 	else
