@@ -78,6 +78,22 @@ need_boot() {
 	fi
 }
 
+# initrd_modules DIR MODULE...: the guest kernel's modules for MODULE...
+# and what they depend on, copied into DIR/m and named in DIR/m/order in
+# the order modprobe would load them (a hand-made initramfs' /init insmods
+# them in that order)
+initrd_modules() {
+	local d=$1 m; shift
+	for m in "$@"; do
+		modprobe -S "$KVER" --show-depends "$m" || fail "modprobe --show-depends $m"
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+		grep -v crc32c-intel >"$T/modules"	# no SSE 4.2 under TCG
+	while read -r m; do
+		cp "$m" "$d/m/" || fail "copy $m"
+		echo "${m##*/}" >>"$d/m/order"
+	done <"$T/modules"
+}
+
 # busybox_root DIR: a root filesystem of busybox alone whose /sbin/init
 # prints the initramfs' e2trim log between markers, puts the root back
 # read-only and powers off.  /run must exist: both generators move their

@@ -33,7 +33,7 @@ copy_bin() {
 # casefold_initrd OUT: busybox as /init's shell, chattr and lsattr, and
 # the modules in the order modprobe would load them
 casefold_initrd() {
-	local d=$T/initrd m
+	local d=$T/initrd
 	mkdir -p "$d"/{bin,dev,proc,sys,mnt,m}
 	copy_bin "$d" "$(command -v busybox)"
 	mv "$d$(command -v busybox)" "$d/bin/busybox" 2>/dev/null || true
@@ -41,14 +41,7 @@ casefold_initrd() {
 	copy_bin "$d" /usr/bin/lsattr
 	ln -sf busybox "$d/bin/sh"
 	mknod -m 600 "$d/dev/console" c 5 1
-	for m in ext4 virtio_blk virtio_pci; do
-		modprobe -S "$KVER" --show-depends "$m" || fail "modprobe --show-depends $m"
-	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
-		grep -v crc32c-intel >"$T/modules"	# no SSE 4.2 under TCG
-	while read -r m; do
-		cp "$m" "$d/m/" || fail "copy $m"
-		echo "${m##*/}" >>"$d/m/order"
-	done <"$T/modules"
+	initrd_modules "$d" ext4 virtio_blk virtio_pci
 	cp "$T/payload"/* "$d/" || fail "payload"
 	cat >"$d/init" <<'INIT'
 #!/bin/sh

@@ -49,7 +49,7 @@ copy_exec() {
 
 # thin_initrd OUT: the guest (its /init below)
 thin_initrd() {
-	local d=$T/initrd m
+	local d=$T/initrd
 	mkdir -p "$d"/{bin,sbin,dev,proc,sys,mnt,m,run/lock/lvm,etc/lvm,tmp}
 	copy_exec "$d" "$(command -v busybox)" /bin/busybox
 	ln -s busybox "$d/bin/sh"
@@ -79,14 +79,8 @@ backup { backup = 0 archive = 0 }
 EOF
 	mknod -m 600 "$d/dev/console" c 5 1
 	# (lvcreate -s wants dm-snapshot loaded, even for a thin snapshot)
-	for m in virtio_pci virtio_blk dm_thin_pool dm_snapshot ext4 crc32c_generic; do
-		modprobe -S "$KVER" --show-depends "$m" || fail "modprobe --show-depends $m"
-	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
-		grep -v crc32c-intel >"$T/modules"	# no SSE 4.2 under TCG
-	while read -r m; do
-		cp "$m" "$d/m/" || fail "copy $m"
-		echo "${m##*/}" >>"$d/m/order"
-	done <"$T/modules"
+	initrd_modules "$d" virtio_pci virtio_blk dm_thin_pool dm_snapshot ext4 \
+		crc32c_generic
 	guest_init >"$d/init"
 	chmod 755 "$d/init"
 	(cd "$d" && find . | cpio -o -H newc --quiet) | gzip -1 >"$1" || fail "cpio"
