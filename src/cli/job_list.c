@@ -8,6 +8,7 @@
  * target given twice under two names is refused after its first entry).
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,46 @@ static void blkdev_disk(dev_t rdev, struct disk_key *k,
 		return;
 	*loop_off_bytes = sysfs_u64(k->dev, "loop/offset");
 	file_key(&st, k);
+}
+
+/* FNV-1a, 64 bits, of @n bytes of @s into @h. */
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
+{
+	while (n--) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * An RBD image, "rbd:POOL/IMAGE[@SNAP][:conf=FILE]...": no stat() tells
+ * it, so its keys come from its name.  The disk is POOL/IMAGE in the
+ * cluster its conf names: -j never runs two partitions of one image at
+ * once (the second would find the first's qemu-nbd watching, and be
+ * refused), while images of one cluster share no disk and run side by
+ * side.  The thing itself adds @SNAP.  The same image under two
+ * spellings (another conf file for the same cluster) is not told apart
+ * here; its watcher is, and it is refused with 26.  A 64-bit hash stands
+ * for the name: two names colliding would only be kept apart in time
+ * (disk) or refused as the same (never trimmed twice at once).
+ */
+static void rbd_keys(const char *path, struct disk_key *disk,
+		     struct disk_key *same)
+{
+	const char *name = path + 4, *end = name + strcspn(name, ":");
+	const char *at = memchr(name, '@', end - name);
+	const char *conf = strstr(end, ":conf=");
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (conf) {
+		conf += 6;
+		h = hash_bytes(h, conf, strcspn(conf, ":"));
+	}
+	disk->kind = same->kind = 3;
+	disk->dev = same->dev = (dev_t)h;
+	disk->ino = (ino_t)hash_bytes(h, name, (at ? at : end) - name);
+	same->ino = (ino_t)hash_bytes(h, name, end - name);
 }
 
 int disk_key_same(const struct disk_key *a, const struct disk_key *b)
@@ -112,6 +153,10 @@ void job_identify(struct job *r)
 {
 	struct stat st;
 
+	if (!strncmp(r->path, "rbd:", 4)) {
+		rbd_keys(r->path, &r->disk, &r->same);
+		return;
+	}
 	if (stat(r->path, &st))
 		return;		/* e2trim_open() says why */
 	if (S_ISBLK(st.st_mode)) {

@@ -25,7 +25,8 @@
  * its disk's, a loop device's the file behind it.
  */
 struct disk_key {
-	int kind;		/* 0: unknown (alone), 1: block device, 2: file */
+	int kind;		/* 0: unknown (alone), 1: block device, 2: file,
+				   3: an RBD image (job_list.c: rbd_keys) */
 	dev_t dev;		/* the disk's device number, or the file's st_dev */
 	ino_t ino;		/* the file's inode */
 };

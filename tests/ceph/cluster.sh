@@ -13,16 +13,24 @@
 set -eu
 
 start() {
-	local D=$1 fsid conf uuid id
+	local D=$1 fsid conf uuid id ports mon
 	mkdir -p "$D"/{mon,osd,run,log}
 	fsid=$(uuidgen)
+	# the monitor's two ports, free ones rather than 3300 and 6789: a
+	# cluster another test or a bench runs may hold those (the OSD picks
+	# free ports of its own)
+	ports=$(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))')
+	mon="[v2:127.0.0.1:${ports% *},v1:127.0.0.1:${ports#* }]"
 	conf=$D/ceph.conf
 	# the mon refuses to run below mon_data_avail_crit % free disk: the
 	# test machine's disk may be fuller than a production mon's
 	cat >"$conf" <<CONF
 [global]
 fsid = $fsid
-mon_host = 127.0.0.1
+mon_host = $mon
 public_addr = 127.0.0.1
 cluster_addr = 127.0.0.1
 ms_bind_ipv4 = true
@@ -57,7 +65,7 @@ CONF
 	ceph-authtool --create-keyring "$D/keyring" --gen-key -n mon. \
 		--cap mon 'allow *' >/dev/null
 	monmaptool --create --fsid "$fsid" \
-		--addv a '[v2:127.0.0.1:3300,v1:127.0.0.1:6789]' \
+		--addv a "$mon" \
 		"$D/monmap" >/dev/null
 	ceph-mon -c "$conf" --mkfs -i a --monmap "$D/monmap" \
 		--keyring "$D/keyring"
