@@ -8,6 +8,8 @@
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
 #                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
+#   make bench-ceph e2trim on an aged 1 GiB ext4 in Ceph RBD beside rbd
+#                   sparsify and fstrim in a guest (root; tests/bench_ceph.sh)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) each
 #   make fuzz-partition  libFuzzer over the partition readers, as long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
@@ -133,7 +135,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
-	deps-ceph check-ceph
+	deps-ceph check-ceph bench-ceph
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
 
@@ -452,3 +454,9 @@ deps-ceph: deps
 
 check-ceph: deps-ceph $(BIN)
 	E2TRIM=$(CURDIR)/$(BIN) bash tests/ceph/run.sh
+
+# Not a test: the same cluster, an aged 1 GiB ext4 imported fresh for each
+# run, e2trim beside rbd sparsify and a guest's fstrim (boots Debian's
+# kernel under QEMU: deps-boot's packages).
+bench-ceph: deps-ceph $(BIN)
+	@E2TRIM=$(CURDIR)/$(BIN) bash tests/bench_ceph.sh
