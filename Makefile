@@ -94,6 +94,7 @@ DEPFLAGS = -MMD -MP
 # through src/e2trim.h only.
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
+	    src/run_cmd_many.c \
 	    src/kept_buf.c src/errors.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
