@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "image_rbd.h"
+#include "rbd_dl.h"
 #include "run_cmd_many.h"
 
 
@@ -42,6 +43,8 @@ struct rbd_spec {
 		     map_known : 1;
 	uint64_t (*data)[2];		/* rbd diff's extents (rbd_spec_keep_map) */
 	size_t ndata;
+	struct rbd_dl *dl;		/* librbd's connection, once made */
+	unsigned int dl_tried : 1;
 };
 
 /*
@@ -107,6 +110,7 @@ void rbd_spec_free(struct rbd_spec *s)
 	free(s->buf);
 	free(s->qemu);
 	free(s->data);
+	rbd_dl_disconnect(s->dl);
 	free(s);
 }
 
@@ -402,40 +406,38 @@ static int json_u64(const char *p, const char *end, const char *key,
 	return 0;
 }
 
-/*
- * `rbd diff --format json`: [{"offset":N,"length":N,"exists":"true"},...]
- * with no --from-snap, every extent the image has allocated (a clone's
- * parent's too): sorted and merged into @f->data.
- */
-static int parse_diff(char *out, struct rbd_facts *f)
-{
-	uint64_t (*d)[2] = NULL, (*nd)[2], off, len;
-	size_t n = 0, cap = 0, i, m;
-	char *p, *end;
+/* Extents collected in order or not, then sorted and merged. */
+struct extents {
+	uint64_t (*d)[2];
+	size_t n, cap;
+};
 
-	for (p = strchr(out, '{'); p; p = strchr(end, '{')) {
-		end = strchr(p, '}');
-		if (!end)
-			goto bad;
-		if (json_u64(p, end, "\"offset\":", &off) ||
-		    json_u64(p, end, "\"length\":", &len))
-			goto bad;
-		/* "false" only with --from-snap: a range gone since */
-		if (!len || !strstr(p, "\"exists\":\"true\"") ||
-		    strstr(p, "\"exists\":\"true\"") > end)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			nd = realloc(d, cap * sizeof(*d));
-			if (!nd)
-				goto bad;
-			d = nd;
-		}
-		d[n][0] = off;
-		d[n++][1] = off + len;
+static int extent_add(uint64_t off, uint64_t len, void *arg)
+{
+	struct extents *x = arg;
+	uint64_t (*nd)[2];
+
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 256;
+		nd = realloc(x->d, x->cap * sizeof(*x->d));
+		if (!nd)
+			return -ENOMEM;
+		x->d = nd;
 	}
-	qsort(d, n, sizeof(*d), by_start);
-	for (i = 0, m = 0; i < n; i++) {
+	x->d[x->n][0] = off;
+	x->d[x->n++][1] = off + len;
+	return 0;
+}
+
+/* Into @f's map, sorted and merged; @x is @f's after. */
+static void extents_to_map(struct extents *x, struct rbd_facts *f)
+{
+	uint64_t (*d)[2] = x->d;
+	size_t i, m;
+
+	if (x->n)
+		qsort(d, x->n, sizeof(*d), by_start);
+	for (i = 0, m = 0; i < x->n; i++) {
 		if (m && d[i][0] <= d[m - 1][1]) {
 			if (d[i][1] > d[m - 1][1])
 				d[m - 1][1] = d[i][1];
@@ -447,14 +449,135 @@ static int parse_diff(char *out, struct rbd_facts *f)
 	f->data = d;
 	f->ndata = m;
 	f->map_known = 1;
+	x->d = NULL;
+}
+
+/*
+ * `rbd diff --format json`: [{"offset":N,"length":N,"exists":"true"},...]
+ * with no --from-snap, every extent the image has allocated (a clone's
+ * parent's too).
+ */
+static int parse_diff(char *out, struct rbd_facts *f)
+{
+	struct extents x = { 0 };
+	uint64_t off, len;
+	char *p, *end, *e;
+
+	for (p = strchr(out, '{'); p; p = strchr(end, '{')) {
+		end = strchr(p, '}');
+		if (!end)
+			goto bad;
+		if (json_u64(p, end, "\"offset\":", &off) ||
+		    json_u64(p, end, "\"length\":", &len))
+			goto bad;
+		/* "false" only with --from-snap: a range gone since */
+		e = strstr(p, "\"exists\":\"true\"");
+		if (!len || !e || e > end)
+			continue;
+		if (extent_add(off, len, &x))
+			goto bad;
+	}
+	extents_to_map(&x, f);
 	return 0;
 bad:
-	free(d);
+	free(x.d);
 	return -1;
 }
 
-int rbd_ask(const struct rbd_spec *s, unsigned int what,
-	    struct rbd_facts *f, char *why, size_t len)
+static int add_used(uint64_t off, uint64_t len, void *arg)
+{
+	(void)off;
+	*(uint64_t *)arg += len;
+	return 0;
+}
+
+/* The connection to the cluster, made once, with the rbd command's options. */
+static struct rbd_dl *lib_connect(struct rbd_spec *s)
+{
+	const char *key[MAX_OPTS + NTIMEOUTS + 2], *val[MAX_OPTS + NTIMEOUTS + 2];
+	char why[256];
+	int n = 0, i;
+
+	if (s->dl || s->dl_tried)
+		return s->dl;
+	s->dl_tried = 1;
+	/* its words go into e2trim's own messages, not on stderr */
+	key[n] = "log_to_stderr";
+	val[n++] = "false";
+	key[n] = "err_to_stderr";
+	val[n++] = "false";
+	for (i = 0; i < (int)NTIMEOUTS; i++) {
+		if (has_key(s, timeouts[i]))
+			continue;
+		key[n] = timeouts[i];
+		val[n++] = TIMEOUT_SECONDS;
+	}
+	for (i = 0; i < s->nopts; i++) {
+		key[n] = s->key[i];
+		val[n++] = s->val[i];
+	}
+	if (rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl, why,
+			   sizeof(why)))
+		s->dl = NULL;
+	return s->dl;
+}
+
+/*
+ * What librbd can tell of @what, through the connection: the bits it
+ * answered are cleared from *@what.  Whatever it cannot tell (no librbd,
+ * an error) is left to the rbd command, which says why in its words.
+ */
+static void ask_lib(struct rbd_spec *s, unsigned int *what,
+		    struct rbd_facts *f)
+{
+	struct rbd_dl *d = lib_connect(s);
+	struct extents x = { 0 };
+	uint64_t used = 0;
+	int w, l;
+
+	if (!d || rbd_dl_open(d, s->name))
+		goto out;
+	if (*what & RBD_ASK_CLIENTS) {
+		f->clients.watcher[0] = f->clients.locker[0] = '\0';
+		w = rbd_dl_watchers(d, f->clients.watcher,
+				    sizeof(f->clients.watcher));
+		l = rbd_dl_lockers(d, f->clients.locker,
+				   sizeof(f->clients.locker));
+		if (w < 0 || l < 0)
+			goto out;
+		f->clients.watchers = w;
+		f->clients.lockers = l;
+		*what &= ~RBD_ASK_CLIENTS;
+	}
+	if (*what & RBD_ASK_GRANULARITY) {
+		f->granularity = rbd_dl_granularity(d);
+		*what &= ~RBD_ASK_GRANULARITY;
+	}
+	/*
+	 * rbd du --exact counts what the image holds since its last
+	 * snapshot, without a clone's parent: the same walk when it has
+	 * none; with snapshots the command counts it
+	 */
+	if ((*what & RBD_ASK_USED) && !s->snap && rbd_dl_snapshots(d) == 0 &&
+	    rbd_dl_extents(d, 0, add_used, &used) == 0) {
+		f->used_bytes = used;
+		f->used_known = 1;
+		*what &= ~RBD_ASK_USED;
+	}
+	if ((*what & RBD_ASK_MAP) && rbd_dl_extents(d, 1, extent_add, &x) == 0) {
+		extents_to_map(&x, f);
+		*what &= ~RBD_ASK_MAP;
+	}
+	free(x.d);
+out:
+	if (*what & RBD_ASK_CLIENTS)	/* the command's answer, whole */
+		memset(&f->clients, 0, sizeof(f->clients));
+	if (d)
+		rbd_dl_close_image(d);
+}
+
+int rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+	    char *why, size_t len)
 {
 	struct ask_run r;
 	char w[256];
@@ -464,9 +587,13 @@ int rbd_ask(const struct rbd_spec *s, unsigned int what,
 	/* a snapshot's allocation map is not needed: it is never trimmed */
 	if (s->snap)
 		what &= ~RBD_ASK_MAP;
+	ask_lib(s, &what, f);
+	if (!what)
+		return 0;
 	if (ask_start(s, what, &r)) {
 		snprintf(why, len, "rbd: %s", strerror(errno));
 		ask_end(&r);
+		rbd_facts_free(f);
 		return -1;
 	}
 	for (i = 0; i < r.n; i++) {

@@ -69,12 +69,13 @@ struct rbd_facts {
 };
 
 /*
- * Ask the rbd command what @what says, all at once.  -1 with the rbd
+ * Ask librbd (rbd_dl.c, one connection kept with @s) what @what says,
+ * and the rbd command, all at once, what librbd could not tell.  -1 with the rbd
  * command's words in @why only when the clients were asked and could not
  * be told; what else could not be told is left unknown (0).
  */
-int rbd_ask(const struct rbd_spec *s, unsigned int what,
-	    struct rbd_facts *f, char *why, size_t len);
+int rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+	    char *why, size_t len);
 
 void rbd_facts_free(struct rbd_facts *f);
 
