@@ -13,11 +13,12 @@
  *
  * A snapshot is read-only in Ceph: a dry run reads it, a trim is refused.
  * What the image holds comes from Ceph's own accounting (rbd du --exact),
- * before and after.  Where it holds data comes from rbd diff, exactly:
- * qemu's block status says whole 4 MiB objects, so a second run would
- * trim again every free extent inside an object that holds data.  librbd skips what a discard does not cover of each
- * aligned rbd_discard_granularity_bytes chunk (64 KiB by default): the
- * plan is cut inward to it, so that what is reported trimmed is freed.
+ * before and after.  Where it holds data comes from librbd's exact
+ * extents (rbd diff): qemu's block status says whole 4 MiB objects, so a
+ * second run would trim again every free extent of an object that holds
+ * data.  librbd skips what a discard does not cover of each aligned
+ * rbd_discard_granularity_bytes chunk (64 KiB by default): the plan is
+ * cut inward to it, so that what is reported trimmed is freed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +117,7 @@ static errcode_t start_server(struct e2trim *t)
 }
 
 /*
- * Everything asked of the rbd command before qemu-nbd starts, at once:
+ * Everything asked of librbd (or the rbd command) before qemu-nbd starts:
  * who has the image open (not for a snapshot, which never changes: a VM
  * on its image does not matter), librbd's granularity, rbd du, and where
  * the image holds data.
