@@ -8,6 +8,8 @@
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
 #                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
+#   make bench-ceph e2trim on an aged 1 GiB ext4 in Ceph RBD beside rbd
+#                   sparsify and fstrim in a guest (root; tests/bench_ceph.sh)
 #   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) each
 #   make fuzz-partition  libFuzzer over the partition readers, as long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
@@ -92,11 +94,12 @@ DEPFLAGS = -MMD -MP
 # through src/e2trim.h only.
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
+	    src/run_cmd_many.c \
 	    src/kept_buf.c src/errors.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
-		image_format.c image_qcow2.c image_rbd.c) \
+		image_format.c image_qcow2.c rbd_dl.c rbd_cmd.c image_rbd.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \
 		target_nbd.c target_zero_write.c target_zero_read.c \
@@ -133,7 +136,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
-	deps-ceph check-ceph
+	deps-ceph check-ceph bench-ceph
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
 
@@ -452,3 +455,9 @@ deps-ceph: deps
 
 check-ceph: deps-ceph $(BIN)
 	E2TRIM=$(CURDIR)/$(BIN) bash tests/ceph/run.sh
+
+# Not a test: the same cluster, an aged 1 GiB ext4 imported fresh for each
+# run, e2trim beside rbd sparsify and a guest's fstrim (boots Debian's
+# kernel under QEMU: deps-boot's packages).
+bench-ceph: deps-ceph $(BIN)
+	@E2TRIM=$(CURDIR)/$(BIN) bash tests/bench_ceph.sh

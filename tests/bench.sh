@@ -6,7 +6,8 @@
 #   BENCH_DIR   where the (sparse) images live   (default /var/tmp/e2trim-bench)
 #   BENCH_QUICK=1  skip the slow e2fsck rows on the 15 TiB image
 #   BENCH_ONLY=SECTION  only that section: aged, multi, frag, big, verify,
-#                 huge, zero-fill or vm
+#                 huge, zero-fill, vm or ceph (ceph: only when named;
+#                 make bench-ceph is the same)
 #   BENCH_AGED_MB size of the aged image (1024; smaller only to try the
 #                 bench's output, not for README)
 #   E2TRIM_BEFORE another e2trim (built at an older commit) for the
@@ -485,4 +486,11 @@ rm -f "$dir/work.img"
 if only vm; then
 	E2TRIM=$E2TRIM BENCH_DIR=$dir BENCH_SHARED=$shared BENCH_AGED_MB=$AGED_MB \
 		bash "$here/bench_vm.sh"
+fi
+
+# 7. Ceph RBD (tests/bench_ceph.sh, make bench-ceph): only when asked for,
+# since it starts a cluster and boots guests.
+if [ "${BENCH_ONLY:-}" = ceph ]; then
+	E2TRIM=$E2TRIM BENCH_DIR=$dir BENCH_SHARED=$shared BENCH_AGED_MB=$AGED_MB \
+		bash "$here/bench_ceph.sh"
 fi

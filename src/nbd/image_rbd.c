@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * image_rbd.c - a Ceph RBD image: its name, its clients, its size in the
- *               cluster
+ *               cluster, where it holds data
  *
  * The image is read and trimmed through qemu-nbd's rbd driver like any
- * VM image (nbd_io.c); what qemu does not tell is asked of the `rbd`
- * command (ceph-common), with the same conf, id and options qemu gets,
- * so that no librados is linked in.
+ * VM image (nbd_io.c); what qemu does not tell is asked of librbd in the
+ * process (rbd_dl.c), with the same conf, id and options qemu gets, or,
+ * when librbd cannot be loaded or cannot answer, of the `rbd` command
+ * (rbd_cmd.c).
  *
  * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options;
  * conf (the cluster's config file) and id (the client's user) are the
@@ -14,54 +15,16 @@
  * qemu lets "\:" stand for a colon inside a value: refused here rather
  * than read differently from qemu.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "image_rbd.h"
-#include "run_cmd.h"
-
+#include "rbd_cmd.h"
+#include "rbd_dl.h"
+#include "rbd_int.h"
 
 #define RBD_PREFIX "rbd:"
-#define MAX_OPTS 16
-
-struct rbd_spec {
-	char *buf;			/* the copy the pointers below are in */
-	char *qemu;			/* the name qemu-nbd gets (see below) */
-	const char *name;		/* POOL[/NAMESPACE]/IMAGE[@SNAP] */
-	const char *conf, *id;		/* NULL: rbd's defaults */
-	const char *key[MAX_OPTS], *val[MAX_OPTS];
-	int nopts;
-	unsigned int snap : 1;
-};
-
-/*
- * librados waits for a monitor or an OSD forever by default: a cluster
- * that goes away during a run would hang e2trim (and qemu-nbd) in the
- * middle of its discards.  Unless the name sets them, both qemu and the
- * rbd command get these bounds; a discard that times out is an I/O
- * error, reported as such, and what it was about is free space anyway.
- */
-static const char *const timeouts[] = {
-	"rados_osd_op_timeout", "rados_mon_op_timeout", "client_mount_timeout",
-};
-#define TIMEOUT_SECONDS "60"
-#define NTIMEOUTS (sizeof(timeouts) / sizeof(timeouts[0]))
-
-static int has_key(const struct rbd_spec *s, const char *key)
-{
-	int i;
-
-	for (i = 0; i < s->nopts; i++)
-		if (!strcmp(s->key[i], key))
-			return 1;
-	return 0;
-}
 
 /* The name as given, with the timeouts it does not set. */
 static int make_qemu_name(struct rbd_spec *s, const char *path)
@@ -69,15 +32,15 @@ static int make_qemu_name(struct rbd_spec *s, const char *path)
 	size_t len = strlen(path) + 1, i;
 	char *p;
 
-	for (i = 0; i < NTIMEOUTS; i++)
-		len += strlen(timeouts[i]) + strlen(TIMEOUT_SECONDS) + 2;
+	for (i = 0; i < RBD_NTIMEOUTS; i++)
+		len += strlen(rbd_timeouts[i]) + strlen(RBD_TIMEOUT_SECONDS) + 2;
 	s->qemu = malloc(len);
 	if (!s->qemu)
 		return -1;
 	p = s->qemu + sprintf(s->qemu, "%s", path);
-	for (i = 0; i < NTIMEOUTS; i++)
-		if (!has_key(s, timeouts[i]))
-			p += sprintf(p, ":%s=%s", timeouts[i], TIMEOUT_SECONDS);
+	for (i = 0; i < RBD_NTIMEOUTS; i++)
+		if (!rbd_has_key(s, rbd_timeouts[i]))
+			p += sprintf(p, ":%s=%s", rbd_timeouts[i], RBD_TIMEOUT_SECONDS);
 	return 0;
 }
 
@@ -102,6 +65,8 @@ void rbd_spec_free(struct rbd_spec *s)
 		return;
 	free(s->buf);
 	free(s->qemu);
+	free(s->data);
+	rbd_dl_disconnect(s->dl);
 	free(s);
 }
 
@@ -180,167 +145,137 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 	return 0;
 }
 
-/* rbd's argv: "rbd" @sub... --format json [-c CONF] [--id ID] [--K V] NAME */
-static int build_argv(const struct rbd_spec *s, const char *const *sub,
-		      char **argv, char (*opt)[80], int max)
+static int add_used(uint64_t off, uint64_t len, void *arg)
 {
-	int n = 0, i;
-
-	argv[n++] = (char *)"rbd";
-	for (i = 0; sub[i] && n < max - 8; i++)
-		argv[n++] = (char *)sub[i];
-	argv[n++] = (char *)"--format";
-	argv[n++] = (char *)"json";
-	if (s->conf) {
-		argv[n++] = (char *)"-c";
-		argv[n++] = (char *)s->conf;
-	}
-	if (s->id) {
-		argv[n++] = (char *)"--id";
-		argv[n++] = (char *)s->id;
-	}
-	for (i = 0; i < (int)NTIMEOUTS; i++) {
-		if (has_key(s, timeouts[i]))
-			continue;
-		snprintf(opt[s->nopts + i], sizeof(opt[0]), "--%s", timeouts[i]);
-		argv[n++] = opt[s->nopts + i];
-		argv[n++] = (char *)TIMEOUT_SECONDS;
-	}
-	for (i = 0; i < s->nopts && n < max - 3; i++) {
-		snprintf(opt[i], sizeof(opt[i]), "--%s", s->key[i]);
-		argv[n++] = opt[i];
-		argv[n++] = (char *)s->val[i];
-	}
-	argv[n++] = (char *)s->name;
-	argv[n] = NULL;
-	return n;
-}
-
-/* The first line of what the command said on its stderr (@fd). */
-static void first_line(int fd, char *why, size_t len)
-{
-	char buf[512];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	char *p = buf;
-
-	buf[n > 0 ? n : 0] = '\0';
-	while (*p == '\n')
-		p++;
-	p[strcspn(p, "\n")] = '\0';
-	snprintf(why, len, "rbd: %s", *p ? p : "failed");
-}
-
-/*
- * Run the rbd command @sub on the image; its stdout into @out (@len,
- * NUL-terminated).  0 if it exited 0, else -1 with its words in @why.
- */
-static int run_rbd(const struct rbd_spec *s, const char *const *sub,
-		   char *out, size_t len, char *why, size_t wlen)
-{
-	char *argv[24 + 2 * (MAX_OPTS + NTIMEOUTS)];
-	char opt[MAX_OPTS + NTIMEOUTS][80];
-	int efd, status;
-
-	build_argv(s, sub, argv, opt, sizeof(argv) / sizeof(argv[0]));
-	efd = memfd_create("e2trim-rbd", MFD_CLOEXEC);
-	if (efd < 0) {
-		snprintf(why, wlen, "rbd: %s", strerror(errno));
-		return -1;
-	}
-	status = run_cmd_capture(argv, out, len, efd);
-	if (status == -1 && errno == ENOENT)
-		snprintf(why, wlen, "the rbd command cannot be run: install "
-			 "ceph-common");
-	else if (status == -1)
-		snprintf(why, wlen, "rbd: %s", strerror(errno));
-	else if (!WIFEXITED(status) || WEXITSTATUS(status))
-		first_line(efd, why, wlen);
-	close(efd);
-	return status != -1 && WIFEXITED(status) && !WEXITSTATUS(status) ?
-	       0 : -1;
-}
-
-/* Each "address":"..." in @json, appended to @who; returns how many. */
-static int addresses(const char *json, char *who, size_t len)
-{
-	static const char key[] = "\"address\":\"";
-	const char *p = json, *end;
-	size_t used = strlen(who);
-	int n = 0;
-
-	while ((p = strstr(p, key))) {
-		p += strlen(key);
-		end = strchr(p, '"');
-		if (!end)
-			break;
-		if (used < len)
-			used += snprintf(who + used, len - used, "%s%.*s",
-					 used ? ", " : "", (int)(end - p), p);
-		n++;
-		p = end;
-	}
-	return n;
-}
-
-int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
-		size_t len)
-{
-	static const char *const status[] = { "status", NULL };
-	static const char *const locks[] = { "lock", "ls", NULL };
-	char out[16384];
-
-	memset(c, 0, sizeof(*c));
-	if (run_rbd(s, status, out, sizeof(out), why, len))
-		return -1;
-	c->watchers = addresses(out, c->watcher, sizeof(c->watcher));
-	if (run_rbd(s, locks, out, sizeof(out), why, len))
-		return -1;
-	c->lockers = addresses(out, c->locker, sizeof(c->locker));
+	(void)off;
+	*(uint64_t *)arg += len;
 	return 0;
 }
 
-/*
- * `rbd du --exact --format json` lists the image's snapshots (with a
- * "snapshot" key) and the image itself: the entry that is the one named.
- */
-int rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
-		   size_t len)
+/* The connection to the cluster, made once, with qemu's options. */
+static struct rbd_dl *lib_connect(struct rbd_spec *s)
 {
-	static const char *const du[] = { "du", "--exact", NULL };
-	char out[65536], *p, *end, *u;
+	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 2];
+	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 2];
+	char why[256];
+	int n = 0, i;
 
-	if (run_rbd(s, du, out, sizeof(out), why, len))
-		return -1;
-	for (p = strstr(out, "{\"name\":"); p; p = strstr(end, "{\"name\":")) {
-		end = strchr(p, '}');
-		if (!end)
-			break;
-		*end++ = '\0';
-		u = strstr(p, "\"used_size\":");
-		if (u && !!strstr(p, "\"snapshot\":") == s->snap) {
-			*used = strtoull(u + strlen("\"used_size\":"), NULL, 10);
-			return 0;
-		}
+	if (s->dl || s->dl_tried)
+		return s->dl;
+	s->dl_tried = 1;
+	/* its words go into e2trim's own messages, not on stderr */
+	key[n] = "log_to_stderr";
+	val[n++] = "false";
+	key[n] = "err_to_stderr";
+	val[n++] = "false";
+	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
+		if (rbd_has_key(s, rbd_timeouts[i]))
+			continue;
+		key[n] = rbd_timeouts[i];
+		val[n++] = RBD_TIMEOUT_SECONDS;
 	}
-	snprintf(why, len, "rbd du: no size for %s", s->name);
-	return -1;
+	for (i = 0; i < s->nopts; i++) {
+		key[n] = s->key[i];
+		val[n++] = s->val[i];
+	}
+	if (rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl, why,
+			   sizeof(why)))
+		s->dl = NULL;
+	return s->dl;
 }
 
-uint64_t rbd_discard_granularity(const struct rbd_spec *s)
+/*
+ * What librbd can tell of @what, through the connection: the bits it
+ * answered are cleared from *@what.  Whatever it cannot tell (no librbd,
+ * an error) is left to the rbd command, which says why in its words.
+ */
+static void ask_lib(struct rbd_spec *s, unsigned int *what,
+		    struct rbd_facts *f)
 {
-	static const char *const conf[] = { "config", "image", "list", NULL };
-	static const char key[] = "\"rbd_discard_granularity_bytes\","
-				  "\"value\":\"";
-	char out[65536], why[256], *p;
-	struct rbd_spec head = *s;
-	char name[512];
+	struct rbd_dl *d = lib_connect(s);
+	struct rbd_extents x = { 0 };
+	uint64_t used = 0;
+	int w, l;
 
-	/* a snapshot's settings are its image's */
-	snprintf(name, sizeof(name), "%s", s->name);
-	name[strcspn(name, "@")] = '\0';
-	head.name = name;
-	if (run_rbd(&head, conf, out, sizeof(out), why, sizeof(why)))
-		return 0;
-	p = strstr(out, key);
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+	if (!d || rbd_dl_open(d, s->name))
+		goto out;
+	if (*what & RBD_ASK_CLIENTS) {
+		f->clients.watcher[0] = f->clients.locker[0] = '\0';
+		w = rbd_dl_watchers(d, f->clients.watcher,
+				    sizeof(f->clients.watcher));
+		l = rbd_dl_lockers(d, f->clients.locker,
+				   sizeof(f->clients.locker));
+		if (w < 0 || l < 0)
+			goto out;
+		f->clients.watchers = w;
+		f->clients.lockers = l;
+		*what &= ~RBD_ASK_CLIENTS;
+	}
+	if (*what & RBD_ASK_GRANULARITY) {
+		f->granularity = rbd_dl_granularity(d);
+		*what &= ~RBD_ASK_GRANULARITY;
+	}
+	/*
+	 * rbd du --exact counts what the image holds since its last
+	 * snapshot, without a clone's parent: the same walk when it has
+	 * none; with snapshots the command counts it
+	 */
+	if ((*what & RBD_ASK_USED) && !s->snap && rbd_dl_snapshots(d) == 0 &&
+	    rbd_dl_extents(d, 0, add_used, &used) == 0) {
+		f->used_bytes = used;
+		f->used_known = 1;
+		*what &= ~RBD_ASK_USED;
+	}
+	if ((*what & RBD_ASK_MAP) &&
+	    rbd_dl_extents(d, 1, rbd_extent_add, &x) == 0) {
+		rbd_extents_to_map(&x, f);
+		*what &= ~RBD_ASK_MAP;
+	}
+	free(x.d);
+out:
+	if (*what & RBD_ASK_CLIENTS)	/* the command's answer, whole */
+		memset(&f->clients, 0, sizeof(f->clients));
+	if (d)
+		rbd_dl_close_image(d);
+}
+
+int rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+	    char *why, size_t len)
+{
+	memset(f, 0, sizeof(*f));
+	/* a snapshot's allocation map is not needed: it is never trimmed */
+	if (s->snap)
+		what &= ~RBD_ASK_MAP;
+	ask_lib(s, &what, f);
+	if (what && rbd_cmd_ask(s, what, f, why, len)) {
+		rbd_facts_free(f);
+		return -1;
+	}
+	return 0;
+}
+
+void rbd_facts_free(struct rbd_facts *f)
+{
+	free(f->data);
+	f->data = NULL;
+	f->ndata = 0;
+	f->map_known = 0;
+}
+
+void rbd_spec_keep_map(struct rbd_spec *s, struct rbd_facts *f)
+{
+	free(s->data);
+	s->data = f->data;
+	s->ndata = f->ndata;
+	s->map_known = f->map_known;
+	f->data = NULL;
+	rbd_facts_free(f);
+}
+
+int rbd_spec_data_map(const struct rbd_spec *s, const uint64_t (**map)[2],
+		      size_t *n)
+{
+	*map = (const uint64_t (*)[2])s->data;
+	*n = s->ndata;
+	return s->map_known;
 }

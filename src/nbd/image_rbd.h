@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rbd_cmd.h"
+
 struct rbd_spec;
 
 /* Does @path name an RBD image ("rbd:...")? */
@@ -32,30 +34,22 @@ const char *rbd_spec_qemu_name(const struct rbd_spec *s);
 
 void rbd_spec_free(struct rbd_spec *s);
 
-/* Who has the image open: from rbd_clients(). */
-struct rbd_clients {
-	int watchers;		/* clients watching it (`rbd status`) */
-	int lockers;		/* holding a lock, the exclusive lock too */
-	char watcher[512];	/* their addresses, ", " between */
-	char locker[512];
-};
-
-/* 0, or -1 with the rbd command's words in @why. */
-int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
-		size_t len);
-
 /*
- * The bytes the image (or its snapshot) holds in the cluster, as
- * `rbd du --exact` counts them.  0, or -1 with @why.
+ * Ask librbd (rbd_dl.c, one connection kept with @s) what @what says,
+ * and the rbd command, all at once, what librbd could not tell.  -1 with
+ * words in @why only when the clients were asked and could not be told;
+ * what else could not be told is left unknown (0).
  */
-int rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
-		   size_t len);
+int rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+	    char *why, size_t len);
 
-/*
- * librbd's rbd_discard_granularity_bytes for the image: with
- * rbd_skip_partial_discard (the default) it drops what a discard does
- * not cover of each aligned chunk.  0 when it cannot be told.
- */
-uint64_t rbd_discard_granularity(const struct rbd_spec *s);
+void rbd_facts_free(struct rbd_facts *f);
+
+/* @f's data map kept with @s (freed with it), taken from @f. */
+void rbd_spec_keep_map(struct rbd_spec *s, struct rbd_facts *f);
+
+/* The map kept, as nbd_conn.h's data_map: 1, or 0 when there is none. */
+int rbd_spec_data_map(const struct rbd_spec *s, const uint64_t (**map)[2],
+		      size_t *n);
 
 #endif /* E2TRIM_IMAGE_RBD_H */

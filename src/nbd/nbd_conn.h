@@ -7,6 +7,7 @@
 #ifndef E2TRIM_NBD_CONN_H
 #define E2TRIM_NBD_CONN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct nbd_handle;
@@ -36,7 +37,16 @@ struct nbd_conn {
 				   gives nbd_io_manager's open */
 	struct nbd_server_facts srv;	/* anew on each (re)connection */
 	int data_fd;		/* a qcow2's external data file, or -1 */
-	unsigned int drops_discard : 1;	/* the server frees nothing (v2 overlay) */
+	/*
+	 * Where the image holds data, [start, end) export bytes sorted and
+	 * apart, when its own store tells it finer than block status does
+	 * (RBD: rbd diff's exact extents, where qemu says whole 4 MiB
+	 * objects); target_nbd.c asks it instead.  Owned by who set it.
+	 */
+	const uint64_t (*data_map)[2];
+	size_t data_map_n;
+	unsigned int drops_discard : 1,	/* the server frees nothing (v2 overlay) */
+		     has_data_map : 1;
 };
 
 #endif /* E2TRIM_NBD_CONN_H */

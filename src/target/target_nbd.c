@@ -18,6 +18,9 @@
  *    what the top layer holds (depth 1) counts as data; the rest of the
  *    free space is counted as already sparse, since nothing of the image
  *    file can be freed there.
+ *  - where the image's own store tells its data finer than block status
+ *    (an RBD image: qemu says whole 4 MiB objects, rbd diff the exact
+ *    extents), that map is asked instead (nbd_conn.h's data_map).
  *  - one request at a time over a socket is a round trip each; up to
  *    NBD_DEPTH trims are in flight (nbd_aio_trim), completions counted as
  *    they come.
@@ -289,6 +292,29 @@ static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
 	return 0;
 }
 
+/*
+ * The image's own map (nbd_conn.h's data_map): the first extent that
+ * ends after @pos, before @lim, into st->ds/de; 0 when none.
+ */
+static int map_next(struct nbd_state *st, uint64_t pos, uint64_t lim)
+{
+	const uint64_t (*m)[2] = st->c->data_map;
+	size_t lo = 0, hi = st->c->data_map_n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m[mid][1] <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == st->c->data_map_n || m[lo][0] >= lim)
+		return 0;
+	st->ds = m[lo][0];
+	st->de = m[lo][1];
+	return 1;
+}
+
 static int nbd_next_data(struct target *t, uint64_t start_bytes,
 			 uint64_t end_bytes, uint64_t *data_start,
 			 uint64_t *data_end)
@@ -297,6 +323,24 @@ static int nbd_next_data(struct target *t, uint64_t start_bytes,
 	uint64_t base = t->base_bytes, pos = base + start_bytes;
 	uint64_t lim = base + end_bytes;
 	int rc;
+
+	if (st->c->has_data_map) {
+		uint64_t g = t->lim.granularity, ds, de;
+
+		if (!map_next(st, pos, lim))
+			return 1;
+		/*
+		 * Widened to the granularity's chunks: what a discard does not
+		 * cover of a chunk is dropped, and the chunk's part that is a
+		 * hole needs no care (unlike a qcow2's, trimming it costs
+		 * nothing); the caller's range is whole chunks already.
+		 */
+		ds = st->ds - st->ds % g;
+		de = st->de % g ? st->de + (g - st->de % g) : st->de;
+		*data_start = (ds > pos ? ds : pos) - base;
+		*data_end = (de < lim ? de : lim) - base;
+		return 0;
+	}
 
 	if (!st->valid || pos < st->q_start || pos >= st->de) {
 		/* look ahead far: one query answers many small extents */
@@ -348,7 +392,8 @@ int target_nbd_init(struct target *t, struct nbd_conn *c,
 		return -ENOMEM;
 	st->c = c;
 	t->priv = st;
-	t->ops = c->srv.has_status ? &nbd_ops : &nbd_ops_no_status;
+	t->ops = c->srv.has_status || c->has_data_map ? &nbd_ops :
+							 &nbd_ops_no_status;
 	t->fd = -1;
 	t->mode = mode;
 	if (c->srv.min_block > g)

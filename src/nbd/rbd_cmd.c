@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rbd_cmd.c - what the `rbd` command (ceph-common) says of an RBD image,
+ *             when librbd cannot be asked in the process (rbd_dl.c)
+ *
+ * With the same conf, id and options qemu gets; every question of one
+ * moment of the run asked at once (run_cmd_many.c): each command costs
+ * ~0.15 s of start-up and reaching the cluster.  Its JSON is read for
+ * the few keys needed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rbd_cmd.h"
+#include "rbd_int.h"
+#include "run_cmd_many.h"
+
+/*
+ * librados waits for a monitor or an OSD forever by default: a cluster
+ * that goes away during a run would hang e2trim (and qemu-nbd) in the
+ * middle of its discards.  Unless the name sets them, qemu, librados in
+ * the process (image_rbd.c) and the rbd command get these bounds; a
+ * discard that times out is an I/O error, reported as such, and what it
+ * was about is free space anyway.
+ */
+const char *const rbd_timeouts[RBD_NTIMEOUTS] = {
+	"rados_osd_op_timeout", "rados_mon_op_timeout", "client_mount_timeout",
+};
+
+int rbd_has_key(const struct rbd_spec *s, const char *key)
+{
+	int i;
+
+	for (i = 0; i < s->nopts; i++)
+		if (!strcmp(s->key[i], key))
+			return 1;
+	return 0;
+}
+
+/* rbd's argv, and where its options are spelled out */
+struct rbd_argv {
+	char *argv[24 + 2 * (MAX_OPTS + RBD_NTIMEOUTS)];
+	char opt[MAX_OPTS + RBD_NTIMEOUTS][80];
+};
+
+/*
+ * "rbd" @sub... --format json [-c CONF] [--id ID] [--K V] @name
+ * (@name: NULL for the one named)
+ */
+static void build_argv(const struct rbd_spec *s, const char *const *sub,
+		       const char *name, struct rbd_argv *a)
+{
+	int max = sizeof(a->argv) / sizeof(a->argv[0]), n = 0, i;
+	char **argv = a->argv;
+
+	argv[n++] = (char *)"rbd";
+	for (i = 0; sub[i] && n < max - 8; i++)
+		argv[n++] = (char *)sub[i];
+	argv[n++] = (char *)"--format";
+	argv[n++] = (char *)"json";
+	if (s->conf) {
+		argv[n++] = (char *)"-c";
+		argv[n++] = (char *)s->conf;
+	}
+	if (s->id) {
+		argv[n++] = (char *)"--id";
+		argv[n++] = (char *)s->id;
+	}
+	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
+		if (rbd_has_key(s, rbd_timeouts[i]))
+			continue;
+		snprintf(a->opt[s->nopts + i], sizeof(a->opt[0]), "--%s",
+			 rbd_timeouts[i]);
+		argv[n++] = a->opt[s->nopts + i];
+		argv[n++] = (char *)RBD_TIMEOUT_SECONDS;
+	}
+	for (i = 0; i < s->nopts && n < max - 3; i++) {
+		snprintf(a->opt[i], sizeof(a->opt[i]), "--%s", s->key[i]);
+		argv[n++] = a->opt[i];
+		argv[n++] = (char *)s->val[i];
+	}
+	argv[n++] = (char *)(name ? name : s->name);
+	argv[n] = NULL;
+}
+
+/* The first line of what the command said on its stderr (@fd). */
+static void first_line(int fd, char *why, size_t len)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *p = buf;
+
+	buf[n > 0 ? n : 0] = '\0';
+	while (*p == '\n')
+		p++;
+	p[strcspn(p, "\n")] = '\0';
+	snprintf(why, len, "rbd: %s", *p ? p : "failed");
+}
+
+/* The questions e2trim asks the rbd command, at once (rbd_cmd_ask()). */
+enum { ASK_STATUS, ASK_LOCKS, ASK_CONFIG, ASK_DU, ASK_DIFF, NASK };
+
+static const char *const ask_sub[NASK][4] = {
+	[ASK_STATUS] = { "status", NULL },
+	[ASK_LOCKS] = { "lock", "ls", NULL },
+	[ASK_CONFIG] = { "config", "image", "list", NULL },
+	[ASK_DU] = { "du", "--exact", NULL },
+	/* exact extents: not --whole-object */
+	[ASK_DIFF] = { "diff", NULL },
+};
+
+/* the most rbd diff may print: ~45 bytes an extent, 1.5 M extents */
+#define DIFF_MAX_BYTES (64U << 20)
+
+struct ask_run {
+	struct rbd_argv a[NASK];
+	struct cmd_job job[NASK];
+	int efd[NASK];
+	int which[NASK];	/* job i asks which[i] */
+	int n;
+	char head[512];		/* the image without @SNAP */
+};
+
+/* Did job @i answer?  0, else -1 with its words in @why. */
+static int job_ok(const struct ask_run *r, int i, char *why, size_t len)
+{
+	const struct cmd_job *j = &r->job[i];
+
+	if (j->start_errno == ENOENT) {
+		snprintf(why, len, "the rbd command cannot be run: install "
+			 "ceph-common");
+		return -1;
+	}
+	if (j->start_errno) {
+		snprintf(why, len, "rbd: %s", strerror(j->start_errno));
+		return -1;
+	}
+	if (!WIFEXITED(j->status) || WEXITSTATUS(j->status) || j->truncated) {
+		if (j->truncated)
+			snprintf(why, len, "rbd: more output than e2trim reads");
+		else
+			first_line(r->efd[i], why, len);
+		return -1;
+	}
+	return 0;
+}
+
+static int ask_start(const struct rbd_spec *s, unsigned int what,
+		     struct ask_run *r)
+{
+	int k, i;
+
+	memset(r, 0, sizeof(*r));
+	/* a snapshot's settings are its image's */
+	snprintf(r->head, sizeof(r->head), "%s", s->name);
+	r->head[strcspn(r->head, "@")] = '\0';
+	for (k = 0; k < NASK; k++) {
+		if (!(what & (1U << k)))
+			continue;
+		i = r->n++;
+		r->which[i] = k;
+		build_argv(s, ask_sub[k], k == ASK_CONFIG ? r->head : NULL,
+			   &r->a[i]);
+		r->job[i].argv = r->a[i].argv;
+		r->job[i].max_len = k == ASK_DIFF ? DIFF_MAX_BYTES : (1U << 20);
+		r->efd[i] = r->job[i].err_fd =
+			memfd_create("e2trim-rbd", MFD_CLOEXEC);
+		if (r->efd[i] < 0)
+			return -1;
+	}
+	return run_cmd_many(r->job, r->n);
+}
+
+static void ask_end(struct ask_run *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		cmd_job_free(&r->job[i]);
+		if (r->efd[i] >= 0)
+			close(r->efd[i]);
+	}
+}
+
+/* Each "address":"..." in @json, appended to @who; returns how many. */
+static int addresses(const char *json, char *who, size_t len)
+{
+	static const char key[] = "\"address\":\"";
+	const char *p = json, *end;
+	size_t used = strlen(who);
+	int n = 0;
+
+	while ((p = strstr(p, key))) {
+		p += strlen(key);
+		end = strchr(p, '"');
+		if (!end)
+			break;
+		if (used < len)
+			used += snprintf(who + used, len - used, "%s%.*s",
+					 used ? ", " : "", (int)(end - p), p);
+		n++;
+		p = end;
+	}
+	return n;
+}
+
+/*
+ * `rbd du --exact --format json` lists the image's snapshots (with a
+ * "snapshot" key) and the image itself: the entry that is the one named.
+ */
+static int parse_used(const struct rbd_spec *s, char *out, uint64_t *used)
+{
+	char *p, *end, *u;
+
+	for (p = strstr(out, "{\"name\":"); p; p = strstr(end, "{\"name\":")) {
+		end = strchr(p, '}');
+		if (!end)
+			break;
+		*end++ = '\0';
+		u = strstr(p, "\"used_size\":");
+		if (u && !!strstr(p, "\"snapshot\":") == s->snap) {
+			*used = strtoull(u + strlen("\"used_size\":"), NULL, 10);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static uint64_t parse_granularity(const char *out)
+{
+	static const char key[] = "\"rbd_discard_granularity_bytes\","
+				  "\"value\":\"";
+	const char *p = strstr(out, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The number after "@key": in @p, up to @end; -1 if none. */
+static int json_u64(const char *p, const char *end, const char *key,
+		    uint64_t *v)
+{
+	const char *k = strstr(p, key);
+
+	if (!k || k > end)
+		return -1;
+	*v = strtoull(k + strlen(key), NULL, 10);
+	return 0;
+}
+
+int rbd_extent_add(uint64_t off, uint64_t len, void *arg)
+{
+	struct rbd_extents *x = arg;
+	uint64_t (*nd)[2];
+
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 256;
+		nd = realloc(x->d, x->cap * sizeof(*x->d));
+		if (!nd)
+			return -ENOMEM;
+		x->d = nd;
+	}
+	x->d[x->n][0] = off;
+	x->d[x->n++][1] = off + len;
+	return 0;
+}
+
+/* Into @f's map, sorted and merged; @x is @f's after. */
+void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f)
+{
+	uint64_t (*d)[2] = x->d;
+	size_t i, m;
+
+	if (x->n)
+		qsort(d, x->n, sizeof(*d), by_start);
+	for (i = 0, m = 0; i < x->n; i++) {
+		if (m && d[i][0] <= d[m - 1][1]) {
+			if (d[i][1] > d[m - 1][1])
+				d[m - 1][1] = d[i][1];
+			continue;
+		}
+		d[m][0] = d[i][0];
+		d[m++][1] = d[i][1];
+	}
+	f->data = d;
+	f->ndata = m;
+	f->map_known = 1;
+	x->d = NULL;
+}
+
+/*
+ * `rbd diff --format json`: [{"offset":N,"length":N,"exists":"true"},...]
+ * with no --from-snap, every extent the image has allocated (a clone's
+ * parent's too).
+ */
+static int parse_diff(char *out, struct rbd_facts *f)
+{
+	struct rbd_extents x = { 0 };
+	uint64_t off, len;
+	char *p, *end, *e;
+
+	for (p = strchr(out, '{'); p; p = strchr(end, '{')) {
+		end = strchr(p, '}');
+		if (!end)
+			goto bad;
+		if (json_u64(p, end, "\"offset\":", &off) ||
+		    json_u64(p, end, "\"length\":", &len))
+			goto bad;
+		/* "false" only with --from-snap: a range gone since */
+		e = strstr(p, "\"exists\":\"true\"");
+		if (!len || !e || e > end)
+			continue;
+		if (rbd_extent_add(off, len, &x))
+			goto bad;
+	}
+	rbd_extents_to_map(&x, f);
+	return 0;
+bad:
+	free(x.d);
+	return -1;
+}
+
+/* What the rbd command says of @what, all at once. */
+int rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
+		struct rbd_facts *f, char *why, size_t len)
+{
+	struct ask_run r;
+	char w[256];
+	int i, k, rc = 0;
+
+	if (ask_start(s, what, &r)) {
+		snprintf(why, len, "rbd: %s", strerror(errno));
+		ask_end(&r);
+		return -1;
+	}
+	for (i = 0; i < r.n; i++) {
+		k = r.which[i];
+		if (job_ok(&r, i, k <= ASK_LOCKS ? why : w,
+			   k <= ASK_LOCKS ? len : sizeof(w))) {
+			if (k <= ASK_LOCKS)
+				rc = -1;
+			continue;
+		}
+		if (k == ASK_STATUS)
+			f->clients.watchers = addresses(r.job[i].out,
+				f->clients.watcher, sizeof(f->clients.watcher));
+		else if (k == ASK_LOCKS)
+			f->clients.lockers = addresses(r.job[i].out,
+				f->clients.locker, sizeof(f->clients.locker));
+		else if (k == ASK_CONFIG)
+			f->granularity = parse_granularity(r.job[i].out);
+		else if (k == ASK_DU)
+			f->used_known = !parse_used(s, r.job[i].out,
+						    &f->used_bytes);
+		else
+			parse_diff(r.job[i].out, f);
+	}
+	ask_end(&r);
+	return rc;
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rbd_dl.c - librbd and librados, loaded on first use (see rbd_dl.h)
+ *
+ * As nbd_dl.c does for libnbd: the table of functions is filled once
+ * under pthread_once and never changed after; the libraries stay loaded.
+ * The declarations below are librados' and librbd's C API (stable since
+ * Mimic; Debian 12 has 16.2): opaque handles, and the two structs the
+ * listing functions fill.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "rbd_dl.h"
+
+typedef void *rados_t;
+typedef void *rados_ioctx_t;
+typedef void *rbd_image_t;
+
+typedef struct {
+	char *addr;
+	int64_t id;
+	uint64_t cookie;
+} rbd_image_watcher_t;
+
+typedef struct {
+	char *name;
+	char *value;
+	int source;
+} rbd_config_option_t;
+
+static struct {
+	int (*create)(rados_t *, const char *);
+	int (*conf_read_file)(rados_t, const char *);
+	int (*conf_set)(rados_t, const char *, const char *);
+	int (*connect)(rados_t);
+	void (*shutdown)(rados_t);
+	int (*ioctx_create)(rados_t, const char *, rados_ioctx_t *);
+	void (*ioctx_set_namespace)(rados_ioctx_t, const char *);
+	void (*ioctx_destroy)(rados_ioctx_t);
+	int (*open_read_only)(rados_ioctx_t, const char *, rbd_image_t *,
+			      const char *);
+	int (*close)(rbd_image_t);
+	int (*watchers_list)(rbd_image_t, rbd_image_watcher_t *, size_t *);
+	void (*watchers_list_cleanup)(rbd_image_watcher_t *, size_t);
+	ssize_t (*list_lockers)(rbd_image_t, int *, char *, size_t *, char *,
+				size_t *, char *, size_t *, char *, size_t *);
+	int (*snap_list)(rbd_image_t, void *, int *);
+	int (*config_image_list)(rbd_image_t, rbd_config_option_t *, int *);
+	void (*config_image_list_cleanup)(rbd_config_option_t *, int);
+	int (*get_size)(rbd_image_t, uint64_t *);
+	int (*diff_iterate2)(rbd_image_t, const char *, uint64_t, uint64_t,
+			     uint8_t, uint8_t,
+			     int (*)(uint64_t, size_t, int, void *), void *);
+} fn;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *load_error;
+static char dl_error[256];
+
+#define SYM(lib, field, name) \
+	(*(void **)&fn.field = dlsym(lib, name)) != NULL
+
+static void load(void)
+{
+	void *rados = dlopen("librados.so.2", RTLD_NOW | RTLD_LOCAL);
+	void *rbd = rados ? dlopen("librbd.so.1", RTLD_NOW | RTLD_LOCAL) : NULL;
+
+	if (!rbd) {
+		const char *e = dlerror();
+
+		snprintf(dl_error, sizeof(dl_error), "%s",
+			 e ? e : "cannot load librbd.so.1");
+		load_error = dl_error;
+		return;
+	}
+	if (!(SYM(rados, create, "rados_create") &&
+	      SYM(rados, conf_read_file, "rados_conf_read_file") &&
+	      SYM(rados, conf_set, "rados_conf_set") &&
+	      SYM(rados, connect, "rados_connect") &&
+	      SYM(rados, shutdown, "rados_shutdown") &&
+	      SYM(rados, ioctx_create, "rados_ioctx_create") &&
+	      SYM(rados, ioctx_set_namespace, "rados_ioctx_set_namespace") &&
+	      SYM(rados, ioctx_destroy, "rados_ioctx_destroy") &&
+	      SYM(rbd, open_read_only, "rbd_open_read_only") &&
+	      SYM(rbd, close, "rbd_close") &&
+	      SYM(rbd, watchers_list, "rbd_watchers_list") &&
+	      SYM(rbd, watchers_list_cleanup, "rbd_watchers_list_cleanup") &&
+	      SYM(rbd, list_lockers, "rbd_list_lockers") &&
+	      SYM(rbd, snap_list, "rbd_snap_list") &&
+	      SYM(rbd, config_image_list, "rbd_config_image_list") &&
+	      SYM(rbd, config_image_list_cleanup,
+		  "rbd_config_image_list_cleanup") &&
+	      SYM(rbd, get_size, "rbd_get_size") &&
+	      SYM(rbd, diff_iterate2, "rbd_diff_iterate2")))
+		load_error = "librbd.so.1 lacks a function e2trim needs "
+			     "(Ceph 13 or later)";
+}
+
+struct rbd_dl {
+	rados_t cluster;
+	rados_ioctx_t io;
+	rbd_image_t image;
+};
+
+int rbd_dl_connect(const char *conf, const char *id, const char *const *key,
+		   const char *const *val, int nopts, struct rbd_dl **out,
+		   char *why, size_t len)
+{
+	struct rbd_dl *d;
+	int i, rc;
+
+	*out = NULL;
+	pthread_once(&once, load);
+	if (load_error) {
+		snprintf(why, len, "%s", load_error);
+		return -1;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	rc = fn.create(&d->cluster, id);
+	if (rc) {
+		free(d);
+		snprintf(why, len, "librados: %s", strerror(-rc));
+		return -2;
+	}
+	rc = fn.conf_read_file(d->cluster, conf);
+	for (i = 0; !rc && i < nopts; i++)
+		rc = fn.conf_set(d->cluster, key[i], val[i]);
+	if (!rc)
+		rc = fn.connect(d->cluster);
+	if (rc) {
+		snprintf(why, len, "librados: %s", strerror(-rc));
+		fn.shutdown(d->cluster);
+		free(d);
+		return -2;
+	}
+	*out = d;
+	return 0;
+}
+
+/* POOL[/NAMESPACE]/IMAGE[@SNAP], taken apart in @buf */
+int rbd_dl_open(struct rbd_dl *d, const char *name)
+{
+	char buf[512], *pool = buf, *ns = NULL, *img, *snap, *p;
+	int rc;
+
+	rbd_dl_close_image(d);
+	if (snprintf(buf, sizeof(buf), "%s", name) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	snap = strchr(buf, '@');
+	if (snap)
+		*snap++ = '\0';
+	img = strchr(buf, '/');
+	if (!img)
+		return -EINVAL;
+	*img++ = '\0';
+	p = strchr(img, '/');
+	if (p) {
+		*p++ = '\0';
+		ns = img;
+		img = p;
+	}
+	rc = fn.ioctx_create(d->cluster, pool, &d->io);
+	if (rc) {
+		d->io = NULL;
+		return rc;
+	}
+	if (ns)
+		fn.ioctx_set_namespace(d->io, ns);
+	rc = fn.open_read_only(d->io, img, &d->image, snap);
+	if (rc)
+		d->image = NULL;
+	return rc;
+}
+
+static void append(char *who, size_t len, const char *addr)
+{
+	size_t used = strlen(who);
+
+	if (used < len)
+		snprintf(who + used, len - used, "%s%s", used ? ", " : "",
+			 addr);
+}
+
+int rbd_dl_watchers(struct rbd_dl *d, char *who, size_t len)
+{
+	rbd_image_watcher_t w[64];
+	size_t n = sizeof(w) / sizeof(w[0]), i;
+	int rc = fn.watchers_list(d->image, w, &n);
+
+	if (rc == -ERANGE)	/* more than 64: all refused anyway */
+		return (int)n;
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < n; i++)
+		append(who, len, w[i].addr);
+	fn.watchers_list_cleanup(w, n);
+	return (int)n;
+}
+
+int rbd_dl_lockers(struct rbd_dl *d, char *who, size_t len)
+{
+	char tag[256], clients[4096], cookies[4096], addrs[4096], *p;
+	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
+	size_t al = sizeof(addrs);
+	int excl, i;
+	ssize_t n = fn.list_lockers(d->image, &excl, tag, &tl, clients, &cl,
+				    cookies, &kl, addrs, &al);
+
+	if (n < 0)
+		return (int)n;
+	for (i = 0, p = addrs; i < n && p < addrs + al; i++) {
+		append(who, len, p);
+		p += strlen(p) + 1;
+	}
+	return (int)n;
+}
+
+int rbd_dl_snapshots(struct rbd_dl *d)
+{
+	int max = 0;
+	int rc = fn.snap_list(d->image, NULL, &max);
+
+	/* too small an array: it says how many it needs, one for the end */
+	if (rc == -ERANGE)
+		return max > 0 ? max - 1 : 0;
+	return rc;
+}
+
+uint64_t rbd_dl_granularity(struct rbd_dl *d)
+{
+	rbd_config_option_t *o;
+	int max = 0, i;
+	uint64_t g = 0;
+
+	if (fn.config_image_list(d->image, NULL, &max) != -ERANGE || max <= 0)
+		return 0;
+	o = calloc(max, sizeof(*o));
+	if (!o)
+		return 0;
+	if (fn.config_image_list(d->image, o, &max) == 0) {
+		for (i = 0; i < max; i++)
+			if (o[i].name && o[i].value &&
+			    !strcmp(o[i].name, "rbd_discard_granularity_bytes"))
+				g = strtoull(o[i].value, NULL, 10);
+		fn.config_image_list_cleanup(o, max);
+	}
+	free(o);
+	return g;
+}
+
+struct walk {
+	int (*cb)(uint64_t off, uint64_t len, void *arg);
+	void *arg;
+};
+
+static int one_extent(uint64_t off, size_t len, int exists, void *arg)
+{
+	struct walk *w = arg;
+
+	return exists && len ? w->cb(off, len, w->arg) : 0;
+}
+
+int rbd_dl_extents(struct rbd_dl *d, int parent,
+		   int (*cb)(uint64_t off, uint64_t len, void *arg),
+		   void *arg)
+{
+	struct walk w = { cb, arg };
+	uint64_t size;
+	int rc = fn.get_size(d->image, &size);
+
+	if (rc)
+		return rc;
+	return fn.diff_iterate2(d->image, NULL, 0, size, !!parent, 0,
+				one_extent, &w);
+}
+
+void rbd_dl_close_image(struct rbd_dl *d)
+{
+	if (d->image)
+		fn.close(d->image);
+	d->image = NULL;
+	if (d->io)
+		fn.ioctx_destroy(d->io);
+	d->io = NULL;
+}
+
+void rbd_dl_disconnect(struct rbd_dl *d)
+{
+	if (!d)
+		return;
+	rbd_dl_close_image(d);
+	fn.shutdown(d->cluster);
+	free(d);
+}

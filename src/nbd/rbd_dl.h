@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rbd_dl.h - librbd and librados, loaded on first use, for what e2trim
+ *            asks of an RBD image besides its bytes
+ *
+ * The rbd command costs ~0.15 s a question (start-up and reaching the
+ * cluster); one connection in the process answers each in milliseconds.
+ * No header of Ceph's is needed (Debian ships librbd1 without them): the
+ * few functions and structs used are declared in rbd_dl.c.  When the
+ * libraries cannot be loaded, image_rbd.c asks the rbd command.
+ */
+#ifndef E2TRIM_RBD_DL_H
+#define E2TRIM_RBD_DL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rbd_dl;
+
+/*
+ * Connect as the rbd command would be told: @conf (NULL: librados'
+ * search), @id (NULL: admin), Ceph options @key[i]=@val[i].  0; -1 when
+ * librbd/librados cannot be loaded, -2 when the cluster did not answer,
+ * with words in @why either way.
+ */
+int rbd_dl_connect(const char *conf, const char *id, const char *const *key,
+		   const char *const *val, int nopts, struct rbd_dl **out,
+		   char *why, size_t len);
+
+/* The image POOL[/NAMESPACE]/IMAGE[@SNAP] opened read-only: 0 or -errno. */
+int rbd_dl_open(struct rbd_dl *d, const char *name);
+
+/*
+ * Of the image open: its watchers' and lockers' addresses (", " between,
+ * in @who) and how many; its snapshots; librbd's discard granularity
+ * (0: not told).  Each 0 / a count, or -errno.
+ */
+int rbd_dl_watchers(struct rbd_dl *d, char *who, size_t len);
+int rbd_dl_lockers(struct rbd_dl *d, char *who, size_t len);
+int rbd_dl_snapshots(struct rbd_dl *d);
+uint64_t rbd_dl_granularity(struct rbd_dl *d);
+
+/*
+ * Every extent the image holds, in order (rbd_diff_iterate2 from its
+ * creation, not whole objects; @parent: a clone's parent's too): @cb
+ * for each, which returns 0 to go on.  0 or -errno.
+ */
+int rbd_dl_extents(struct rbd_dl *d, int parent,
+		   int (*cb)(uint64_t off, uint64_t len, void *arg),
+		   void *arg);
+
+void rbd_dl_close_image(struct rbd_dl *d);
+void rbd_dl_disconnect(struct rbd_dl *d);
+
+#endif /* E2TRIM_RBD_DL_H */
