@@ -16,7 +16,7 @@ It fails on
   - an errcode_t function that returns a literal other than 0;
   - an int function that returns an errno value (make it errcode_t).
 A justified exception carries a comment `conventions: <why>` on the line
-or the line above.  Exit 0, or 1 with one line per finding.
+or the line above, or, for a whole function, in the comment above it.  Exit 0, or 1 with one line per finding.
 """
 import os
 import re
@@ -71,6 +71,24 @@ def function_findings(code):
     return out
 
 
+def exempt_lines(raw, code):
+    """Lines of functions whose comment above carries the marker."""
+    lines = raw.splitlines()
+    out = set()
+    for m in re.finditer(r"^[A-Za-z_][\w \*]*?\b\w+\s*\([^;{]*?\)\s*\{",
+                         code, re.M | re.S):
+        first = code.count("\n", 0, m.start())
+        end = code.find("\n}", m.end())
+        last = code.count("\n", 0, end if end >= 0 else len(code))
+        i = first - 1
+        while i >= 0 and re.match(r"\s*(/\*|\*)", lines[i]):
+            if MARK in lines[i]:
+                out.update(range(first + 1, last + 2))
+                break
+            i -= 1
+    return out
+
+
 def main():
     bad = []
     nfiles = 0
@@ -91,7 +109,10 @@ def main():
                     if rx.search(text):
                         found.append((no, msg))
             found += function_findings(code)
+            exempt = exempt_lines(raw, code)
             for no, msg in sorted(set(found)):
+                if no in exempt:
+                    continue
                 near = lines[max(no - 2, 0):no]
                 if any(MARK in x for x in near):
                     continue
