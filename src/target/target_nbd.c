@@ -132,12 +132,12 @@ static errcode_t nbd_submit(struct target *t, uint64_t start_bytes,
 static errcode_t nbd_finish(struct target *t)
 {
 	struct nbd_state *st = t->priv;
-	int rc;
+	errcode_t rc;
 
 	wait_below(t, 1);
 	rc = nbd_conn_flush(st->c);
 	if (rc && !t->error) {
-		t->error = (errcode_t)rc;
+		t->error = rc;
 		t->error_start = 0;
 	}
 	return t->error;
