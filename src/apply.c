@@ -247,9 +247,10 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 
 /*
  * The caller's mode as the target family names it: the library's public
- * enum stays out of the layer below.  -1 for a value that is no mode.
+ * enum stays out of the layer below.  E2TRIM_ERR_BAD_CALL for a value
+ * that is no mode.
  */
-static int trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
+static errcode_t trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 {
 	switch (m) {
 	case E2TRIM_DISCARD:
@@ -265,7 +266,7 @@ static int trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 		*out = TRIM_ZERO_FILL;
 		return 0;
 	}
-	return -1;
+	return E2TRIM_ERR_BAD_CALL;
 }
 
 static errcode_t open_target(struct e2trim *t, struct target *tg)

@@ -64,7 +64,7 @@ static int has_key(const struct rbd_spec *s, const char *key)
 }
 
 /* The name as given, with the timeouts it does not set. */
-static int make_qemu_name(struct rbd_spec *s, const char *path)
+static errcode_t make_qemu_name(struct rbd_spec *s, const char *path)
 {
 	size_t len = strlen(path) + 1, i;
 	char *p;
@@ -73,7 +73,7 @@ static int make_qemu_name(struct rbd_spec *s, const char *path)
 		len += strlen(timeouts[i]) + strlen(TIMEOUT_SECONDS) + 2;
 	s->qemu = malloc(len);
 	if (!s->qemu)
-		return -1;
+		return ENOMEM;
 	p = s->qemu + sprintf(s->qemu, "%s", path);
 	for (i = 0; i < NTIMEOUTS; i++)
 		if (!has_key(s, timeouts[i]))
@@ -105,22 +105,22 @@ void rbd_spec_free(struct rbd_spec *s)
 	free(s);
 }
 
-static int spec_bad(struct rbd_spec *s, char *why, size_t len,
-		    const char *what)
+static errcode_t spec_bad(struct rbd_spec *s, char *why, size_t len,
+			  const char *what)
 {
 	snprintf(why, len, "%s; the form is "
 		 "rbd:POOL/IMAGE[@SNAP][:conf=FILE][:id=USER]", what);
 	rbd_spec_free(s);
-	return -1;
+	return E2TRIM_ERR_USAGE;
 }
 
 /* One ":KEY=VALUE" after the name. */
-static int spec_opt(struct rbd_spec *s, char *kv)
+static errcode_t spec_opt(struct rbd_spec *s, char *kv)
 {
 	char *eq = strchr(kv, '=');
 
 	if (!eq || eq == kv || !eq[1])
-		return -1;
+		return EINVAL;
 	*eq = '\0';
 	if (!strcmp(kv, "conf"))
 		s->conf = eq + 1;
@@ -130,12 +130,12 @@ static int spec_opt(struct rbd_spec *s, char *kv)
 		s->key[s->nopts] = kv;
 		s->val[s->nopts++] = eq + 1;
 	} else
-		return -1;
+		return E2BIG;	/* more options than MAX_OPTS */
 	return 0;
 }
 
-int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
-		   size_t len)
+errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
+			 size_t len)
 {
 	struct rbd_spec *s = calloc(1, sizeof(*s));
 	char *p, *next, *slash, *at;
@@ -146,7 +146,7 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 	if (!s || !s->buf) {
 		snprintf(why, len, "out of memory");
 		rbd_spec_free(s);
-		return -1;
+		return ENOMEM;
 	}
 	if (strchr(s->buf, '\\'))
 		return spec_bad(s, why, len, "a \\ (qemu's escape) in an "
@@ -174,7 +174,7 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 	if (make_qemu_name(s, path)) {
 		snprintf(why, len, "out of memory");
 		rbd_spec_free(s);
-		return -1;
+		return ENOMEM;
 	}
 	*out = s;
 	return 0;
@@ -232,32 +232,37 @@ static void first_line(int fd, char *why, size_t len)
 
 /*
  * Run the rbd command @sub on the image; its stdout into @out (@len,
- * NUL-terminated).  0 if it exited 0, else -1 with its words in @why.
+ * NUL-terminated).  0 if it exited 0; else, with its words in @why, the
+ * errno value of why it could not be run, or E2TRIM_ERR_NBD_START when
+ * it failed.
  */
-static int run_rbd(const struct rbd_spec *s, const char *const *sub,
-		   char *out, size_t len, char *why, size_t wlen)
+static errcode_t run_rbd(const struct rbd_spec *s, const char *const *sub,
+			 char *out, size_t len, char *why, size_t wlen)
 {
 	char *argv[24 + 2 * (MAX_OPTS + NTIMEOUTS)];
 	char opt[MAX_OPTS + NTIMEOUTS][80];
+	errcode_t err;
 	int efd, status;
 
 	build_argv(s, sub, argv, opt, sizeof(argv) / sizeof(argv[0]));
 	efd = memfd_create("e2trim-rbd", MFD_CLOEXEC);
 	if (efd < 0) {
-		snprintf(why, wlen, "rbd: %s", strerror(errno));
-		return -1;
+		err = errno;
+		snprintf(why, wlen, "rbd: %s", strerror((int)err));
+		return err;
 	}
-	status = run_cmd_capture(argv, out, len, efd);
-	if (status == -1 && errno == ENOENT)
+	err = run_cmd_capture(argv, out, len, efd, &status);
+	if (err == ENOENT)
 		snprintf(why, wlen, "the rbd command cannot be run: install "
 			 "ceph-common");
-	else if (status == -1)
-		snprintf(why, wlen, "rbd: %s", strerror(errno));
+	else if (err)
+		snprintf(why, wlen, "rbd: %s", strerror((int)err));
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		first_line(efd, why, wlen);
 	close(efd);
-	return status != -1 && WIFEXITED(status) && !WEXITSTATUS(status) ?
-	       0 : -1;
+	if (!err && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		err = E2TRIM_ERR_NBD_START;
+	return err;
 }
 
 /* Each "address":"..." in @json, appended to @who; returns how many. */
@@ -282,19 +287,22 @@ static int addresses(const char *json, char *who, size_t len)
 	return n;
 }
 
-int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
-		size_t len)
+errcode_t rbd_clients(const struct rbd_spec *s, struct rbd_clients *c,
+		      char *why, size_t len)
 {
 	static const char *const status[] = { "status", NULL };
 	static const char *const locks[] = { "lock", "ls", NULL };
 	char out[16384];
+	errcode_t err;
 
 	memset(c, 0, sizeof(*c));
-	if (run_rbd(s, status, out, sizeof(out), why, len))
-		return -1;
+	err = run_rbd(s, status, out, sizeof(out), why, len);
+	if (err)
+		return err;
 	c->watchers = addresses(out, c->watcher, sizeof(c->watcher));
-	if (run_rbd(s, locks, out, sizeof(out), why, len))
-		return -1;
+	err = run_rbd(s, locks, out, sizeof(out), why, len);
+	if (err)
+		return err;
 	c->lockers = addresses(out, c->locker, sizeof(c->locker));
 	return 0;
 }
@@ -303,14 +311,16 @@ int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
  * `rbd du --exact --format json` lists the image's snapshots (with a
  * "snapshot" key) and the image itself: the entry that is the one named.
  */
-int rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
-		   size_t len)
+errcode_t rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
+			 size_t len)
 {
 	static const char *const du[] = { "du", "--exact", NULL };
 	char out[65536], *p, *end, *u;
+	errcode_t err;
 
-	if (run_rbd(s, du, out, sizeof(out), why, len))
-		return -1;
+	err = run_rbd(s, du, out, sizeof(out), why, len);
+	if (err)
+		return err;
 	for (p = strstr(out, "{\"name\":"); p; p = strstr(end, "{\"name\":")) {
 		end = strchr(p, '}');
 		if (!end)
@@ -323,7 +333,7 @@ int rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
 		}
 	}
 	snprintf(why, len, "rbd du: no size for %s", s->name);
-	return -1;
+	return ENODATA;
 }
 
 uint64_t rbd_discard_granularity(const struct rbd_spec *s)

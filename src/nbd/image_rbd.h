@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <e2trim_err.h>
 
 struct rbd_spec;
 
@@ -15,11 +16,11 @@ struct rbd_spec;
 int rbd_is_spec(const char *path);
 
 /*
- * Take @path apart; 0, or -1 with @why saying what is wrong with it
- * (ENOMEM also says so in @why).
+ * Take @path apart; 0, or E2TRIM_ERR_USAGE with @why saying what is wrong
+ * with it (ENOMEM also says so in @why).
  */
-int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
-		   size_t len);
+errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
+			 size_t len);
 
 /* It names a snapshot (@SNAP): read-only. */
 int rbd_spec_is_snap(const struct rbd_spec *s);
@@ -40,16 +41,20 @@ struct rbd_clients {
 	char locker[512];
 };
 
-/* 0, or -1 with the rbd command's words in @why. */
-int rbd_clients(const struct rbd_spec *s, struct rbd_clients *c, char *why,
-		size_t len);
+/*
+ * 0; or with the rbd command's words in @why, the errno value of why it
+ * could not be run, or E2TRIM_ERR_NBD_START when it failed.
+ */
+errcode_t rbd_clients(const struct rbd_spec *s, struct rbd_clients *c,
+		      char *why, size_t len);
 
 /*
  * The bytes the image (or its snapshot) holds in the cluster, as
- * `rbd du --exact` counts them.  0, or -1 with @why.
+ * `rbd du --exact` counts them.  0, or as rbd_clients() with @why
+ * (ENODATA: rbd du named no size).
  */
-int rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
-		   size_t len);
+errcode_t rbd_used_bytes(const struct rbd_spec *s, uint64_t *used, char *why,
+			 size_t len);
 
 /*
  * librbd's rbd_discard_granularity_bytes for the image: with
