@@ -4,6 +4,7 @@
 #   make demo       install what is missing, build, trim a sample image
 #   make check      install what is missing, build, run every test
 #   make check-layers  src/README.md's layer rule over the code
+#   make check-conventions  src/README.md's return convention (errcode_t)
 #   make check SANITIZE=1   the same under ASan + UBSan
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
@@ -129,10 +130,11 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_free_runs test_bitmap_stream test_errors test_uring \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
-	      test_check_desc test_image_format test_handle test_cancel
+	      test_check_desc test_image_format test_handle test_cancel \
+	      test_apply_error
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-layers check-unit check-e2e check-abi abi-baseline \
+.PHONY: all deps demo check check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
@@ -188,6 +190,11 @@ $(B)/tests/test_uring: tests/unit/test_uring.c $(LIB_OBJS) | $(B)/tests
 		-Wl,--wrap=io_uring_submit -Wl,--wrap=__io_uring_get_cqe \
 		$(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
 
+# fallocate() wrapped (fallocate64 with 64-bit offsets): a punch fails
+$(B)/tests/test_apply_error: tests/unit/test_apply_error.c $(LIB_OBJS) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		-Wl,--wrap=fallocate64 $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
+
 # the test calls libnbd itself, besides the table nbd_dl.c loads
 $(B)/tests/test_target_nbd: tests/unit/test_target_nbd.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
@@ -224,11 +231,16 @@ demo: deps
 	@E2TRIM=$(BIN) bash tests/demo.sh
 
 check: deps
-	@$(MAKE) --no-print-directory check-layers check-unit check-abi check-e2e
+	@$(MAKE) --no-print-directory check-layers check-conventions check-unit \
+		check-abi check-e2e
 
 # src/README.md's layer rule: no include or call up a layer, no circle
 check-layers:
 	@python3 tests/layers.py
+
+# src/README.md's return convention: errcode_t inside the library
+check-conventions:
+	@python3 tests/conventions.py
 
 # The ABI against the last release's (tests/abi/): make abi-baseline
 # writes it, at a release only (see README, "ABI").

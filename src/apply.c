@@ -165,7 +165,7 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 {
 	struct walk *w = priv;
 	struct e2trim_result *r = &w->t->res;
-	int rc = 0;
+	errcode_t rc;
 
 	r->extents++;
 	r->extent_bytes += len_bytes;
@@ -190,7 +190,7 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 	 */
 	if (!rc && w->fn && list_aligned(w, start_bytes, len_bytes))
 		return 1;
-	return rc;
+	return rc != 0;
 }
 
 static void take_target_stats(struct e2trim_result *r, const struct target *tg)
@@ -204,7 +204,8 @@ static void take_target_stats(struct e2trim_result *r, const struct target *tg)
 	r->extents_too_small_aligned = ts->align_extents;
 	r->bytes_zeroed = ts->zeroed_bytes;
 	r->bytes_already_zero = ts->zero_bytes;
-	r->error_errno = tg->error;
+	/* the result keeps the kernel's sign: -errno, 0 when none failed */
+	r->error_errno = -(int)tg->error;
 	r->error_start_bytes = tg->error_start;
 }
 
@@ -246,9 +247,10 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 
 /*
  * The caller's mode as the target family names it: the library's public
- * enum stays out of the layer below.  -1 for a value that is no mode.
+ * enum stays out of the layer below.  E2TRIM_ERR_BAD_CALL for a value
+ * that is no mode.
  */
-static int trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
+static errcode_t trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 {
 	switch (m) {
 	case E2TRIM_DISCARD:
@@ -264,13 +266,13 @@ static int trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 		*out = TRIM_ZERO_FILL;
 		return 0;
 	}
-	return -1;
+	return E2TRIM_ERR_BAD_CALL;
 }
 
 static errcode_t open_target(struct e2trim *t, struct target *tg)
 {
 	enum trim_mode mode;
-	int rc;
+	errcode_t rc;
 
 	memset(tg, 0, sizeof(*tg));
 	if (trim_mode_of(t->opt.mode, &mode))
@@ -299,12 +301,12 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 		rc = target_blkdev_init(tg, t->fd, mode);
 	else
 		rc = target_file_init(tg, t->fd, mode);
-	if (rc == -EOPNOTSUPP)
+	if (rc == EOPNOTSUPP)
 		return lib_fail(t, t->opt.mode == E2TRIM_SECURE && !t->is_blkdev ?
 				E2TRIM_ERR_SECURE_FILE : E2TRIM_ERR_UNSUPPORTED,
 				NULL);
 	if (rc)
-		return lib_fail_cause(t, E2TRIM_ERR_LIMITS, -rc, NULL);
+		return lib_fail_cause(t, E2TRIM_ERR_LIMITS, rc, NULL);
 	t->res.granularity_bytes = tg->lim.granularity;
 	t->res.alignment_bytes = tg->lim.align_offset;
 	t->res.max_request_bytes = tg->lim.max_bytes;
@@ -332,11 +334,11 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 		return lib_interrupted(t);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,
-		 strerror_r(-tg->error, msg, sizeof(msg)));
-	t->cause = -tg->error;
+		 strerror_r((int)tg->error, msg, sizeof(msg)));
+	t->cause = tg->error;
 	if (tg->mode == TRIM_ZERO_FILL)
 		return E2TRIM_ERR_ZERO_FILL;
-	if (tg->error == -EOPNOTSUPP && tg->stats.requests == 0)
+	if (tg->error == EOPNOTSUPP && tg->stats.requests == 0)
 		return E2TRIM_ERR_DISCARD_UNSUPPORTED;
 	return E2TRIM_ERR_DISCARD;
 }

@@ -66,28 +66,25 @@ static errcode_t alloc_buf(struct bitmap_read *br)
  * by name, so that it cannot be some other file by now.  Direct on a
  * block device (see above); an image file is read through the page
  * cache, which an image just built or copied is still in (a direct read
- * there went to the disk: ten times slower on a 15 TiB image).
+ * there went to the disk: ten times slower on a 15 TiB image).  Without
+ * it (br->fd stays -1) the bitmaps are read one by one.
  */
-static int open_batch(struct bitmap_read *br, int fd)
+static void open_batch(struct bitmap_read *br, int fd)
 {
 	char path[32];
 	struct stat st;
-	int ret;
 
 	if (fd < 0 || fstat(fd, &st))
-		return -1;
+		return;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	br->fd = open(path, O_RDONLY | O_CLOEXEC |
 		      (S_ISBLK(st.st_mode) ? O_DIRECT : 0));
 	if (br->fd < 0)
-		return -1;
-	ret = io_uring_queue_init(BITMAP_READ_BATCH, &br->ring, 0);
-	if (ret < 0) {
+		return;
+	if (io_uring_queue_init(BITMAP_READ_BATCH, &br->ring, 0) < 0) {
 		close(br->fd);
 		br->fd = -1;
-		return -1;
 	}
-	return 0;
 }
 
 /*

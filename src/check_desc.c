@@ -234,26 +234,26 @@ static void reach_update(struct reach *r, const struct span *s,
 }
 
 /*
- * One merge of the four streams: 0, an overlap's error code (described in
- * @what), or SWEEP_AGAIN when stream *@kind turned out not to be in order.
+ * One merge of the four streams: 0, or an overlap's error code (described
+ * in @what).  *@again is the stream that turned out not to be in order
+ * (sort it, then sweep again), or -1.
  */
-#define SWEEP_AGAIN ((errcode_t)-1)
-
-static errcode_t sweep(struct stream *st, char *what, size_t len, int *kind)
+static errcode_t sweep(struct stream *st, char *what, size_t len, int *again)
 {
 	struct reach all = { 0 }, tables = { 0 };
 	const struct reach *hit;
 	struct span s;
 	int k;
 
+	*again = -1;
 	for (k = 0; k < SPAN_KINDS; k++)
 		stream_next(&st[k]);
 	while ((k = first_stream(st)) >= 0) {
 		s = st[k].cur;
 		stream_next(&st[k]);
 		if (st[k].disorder) {
-			*kind = k;
-			return SWEEP_AGAIN;
+			*again = k;
+			return 0;
 		}
 		/* superblock copies may share blocks with each other */
 		hit = k == SPAN_SUPER ? &tables : &all;
@@ -284,7 +284,7 @@ errcode_t check_desc_overlaps(ext2_filsys fs, char *what, size_t len)
 		for (k = 0; k < SPAN_KINDS; k++)
 			stream_start(&st[k], fs, k);
 		err = sweep(st, what, len, &bad);
-		if (err != SWEEP_AGAIN)
+		if (err || bad < 0)
 			break;
 		err = stream_sort(&st[bad]);
 		if (err)

@@ -42,17 +42,17 @@
 
 enum { PERM_CONSISTENT_READ, PERM_WRITE, PERM_WRITE_UNCHANGED, PERM_RESIZE };
 
-static int lock_byte(int fd, off_t off)
+static errcode_t lock_byte(int fd, off_t off)
 {
 	struct flock fl = {
 		.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = off,
 		.l_len = 1,
 	};
 
-	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
+	return fcntl(fd, F_OFD_SETLK, &fl) ? errno : 0;
 }
 
-int image_lock_take(int fd)
+errcode_t image_lock_take(int fd)
 {
 	static const off_t bytes[] = {
 		QEMU_PERM_BASE + PERM_CONSISTENT_READ,
@@ -61,12 +61,12 @@ int image_lock_take(int fd)
 		QEMU_SHARED_BASE + PERM_RESIZE,
 	};
 	size_t i;
-	int rc;
+	errcode_t rc;
 
 	for (i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++) {
 		rc = lock_byte(fd, bytes[i]);
 		/* a filesystem without OFD locks: nobody can hold them either */
-		if (rc == -EINVAL || rc == -EOPNOTSUPP || rc == -ENOLCK)
+		if (rc == EINVAL || rc == EOPNOTSUPP || rc == ENOLCK)
 			return 0;
 		if (rc)
 			return rc;
@@ -178,6 +178,7 @@ static void comm_of(pid_t pid, char *name, size_t len)
 	fclose(f);
 }
 
+/* conventions: a pid, or -1 for none, as the header says */
 pid_t image_lock_holder(int fd, pid_t hint, char *name, size_t len)
 {
 	struct dirent *de;

@@ -8,12 +8,14 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <et/com_err.h>
 
 /*
  * Hold on @fd the locks qemu takes for a writer that shares neither
- * write nor resize, until @fd's last descriptor is closed.  0 or -errno.
+ * write nor resize, until @fd's last descriptor is closed.  0 or an errno
+ * value.
  */
-int image_lock_take(int fd);
+errcode_t image_lock_take(int fd);
 
 /*
  * Does another open file description hold one of qemu's lock bytes on

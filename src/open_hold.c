@@ -139,13 +139,13 @@ errcode_t hold_image_locks(struct e2trim *t)
 {
 	char name[64];
 	pid_t pid;
-	int rc;
+	errcode_t err;
 
 	/* a dry run writes nothing: it only looks */
 	if (!t->opt.dryrun) {
-		rc = image_lock_take(t->fd);
-		if (rc)
-			return lib_fail_cause(t, E2TRIM_ERR_OPEN, -rc,
+		err = image_lock_take(t->fd);
+		if (err)
+			return lib_fail_cause(t, E2TRIM_ERR_OPEN, err,
 					      "cannot take qemu's image locks");
 	}
 	if (!image_lock_other(t->fd, &pid))

@@ -258,7 +258,7 @@ errcode_t open_image_format(struct e2trim *t)
 }
 
 /* The superblock's 1 KiB as the connection reads it now. */
-static int read_super(struct e2trim *t, unsigned char *buf)
+static errcode_t read_super(struct e2trim *t, unsigned char *buf)
 {
 	return nbd_conn_pread(t->nbd, buf, 1024, t->offset_bytes + 1024);
 }
@@ -318,11 +318,12 @@ errcode_t open_nbd_writable(struct e2trim *t)
  */
 #define SHADOW_EDGE (2ULL << 20)
 
-static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
+static errcode_t copy_range(struct e2trim *t, int fd, uint64_t off,
+			    uint64_t len)
 {
 	unsigned char buf[64 << 10];
 	uint64_t n;
-	int rc;
+	errcode_t rc;
 
 	if (off >= t->size_bytes)
 		return 0;
@@ -332,25 +333,26 @@ static int copy_range(struct e2trim *t, int fd, uint64_t off, uint64_t len)
 		n = len < sizeof(buf) ? len : sizeof(buf);
 		rc = nbd_conn_pread(t->nbd, buf, n, off);
 		if (rc)
-			return -rc;
+			return rc;
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
-			return -errno;
+			return errno ? errno : EIO;
 		off += n;
 		len -= n;
 	}
 	return 0;
 }
 
-int open_nbd_shadow(struct e2trim *t)
+errcode_t open_nbd_shadow(struct e2trim *t, int *out)
 {
 	uint64_t tail;
-	int fd, rc;
+	errcode_t rc;
+	int fd;
 
 	fd = memfd_create("e2trim-table", MFD_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return errno;
 	tail = t->size_bytes > SHADOW_EDGE ? t->size_bytes - SHADOW_EDGE : 0;
-	rc = ftruncate(fd, (off_t)t->size_bytes) ? -errno : 0;
+	rc = ftruncate(fd, (off_t)t->size_bytes) ? errno : 0;
 	if (!rc)
 		rc = copy_range(t, fd, 0, SHADOW_EDGE);
 	if (!rc)
@@ -359,7 +361,8 @@ int open_nbd_shadow(struct e2trim *t)
 		close(fd);
 		return rc;
 	}
-	return fd;
+	*out = fd;
+	return 0;
 }
 
 void open_nbd_close(struct e2trim *t)

@@ -19,9 +19,9 @@ errcode_t open_image_format(struct e2trim *t);
 /*
  * A VM image's disk as a file descriptor for libblkid, which reads the
  * rarer partition tables: a sparse memfd of the disk's size holding its
- * first and last MiBs.  Returns the fd, or -errno.
+ * first and last MiBs, into *@out.  0 or an errno value.
  */
-int open_nbd_shadow(struct e2trim *t);
+errcode_t open_nbd_shadow(struct e2trim *t, int *out);
 
 /*
  * A VM image whose every discard qemu drops (a qcow2 v2 overlay): nothing

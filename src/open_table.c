@@ -18,11 +18,10 @@
 #include "partition.h"
 
 /* nbd_conn_pread() as a part_reader's read */
-static int nbd_table_read(void *ctx, void *buf, size_t len, uint64_t off)
+static errcode_t nbd_table_read(void *ctx, void *buf, size_t len,
+				uint64_t off)
 {
-	int rc = nbd_conn_pread(ctx, buf, len, off);
-
-	return rc ? -rc : 0;
+	return nbd_conn_pread(ctx, buf, len, off);
 }
 
 /*
@@ -32,7 +31,7 @@ static int nbd_table_read(void *ctx, void *buf, size_t len, uint64_t off)
  */
 static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
 {
-	int rc;
+	errcode_t rc;
 
 	memset(rd, 0, sizeof(*rd));
 	rd->blkid_fd = -1;
@@ -43,12 +42,12 @@ static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
 		rd->ctx = t->nbd;
 		rd->size_bytes = t->size_bytes;
 		rd->sector_size = 512;
-		rc = rd->blkid_fd = open_nbd_shadow(t);
+		rc = open_nbd_shadow(t, &rd->blkid_fd);
 	}
-	if (rc >= 0)
+	if (!rc)
 		return 0;
 	rd->blkid_fd = -1;
-	return lib_fail_cause(t, E2TRIM_ERR_OPEN, -rc,
+	return lib_fail_cause(t, E2TRIM_ERR_OPEN, rc,
 			      "cannot read the partition table");
 }
 

@@ -8,8 +8,9 @@
 #include "plan.h"
 #include "walk.h"
 
-int plan_check_range(const struct plan_geometry *geo,
-		     const struct plan_range *range, struct plan_blocks *out)
+errcode_t plan_check_range(const struct plan_geometry *geo,
+			   const struct plan_range *range,
+			   struct plan_blocks *out)
 {
 	uint64_t bs = geo->block_size, fs_bytes, end_bytes;
 

@@ -83,8 +83,9 @@ struct plan_blocks {
  * at or past the end of the filesystem or is shorter than one block (as
  * FITRIM does).  An empty result (first == end) is not an error.
  */
-int plan_check_range(const struct plan_geometry *geo,
-		     const struct plan_range *range, struct plan_blocks *out);
+errcode_t plan_check_range(const struct plan_geometry *geo,
+			   const struct plan_range *range,
+			   struct plan_blocks *out);
 
 /*
  * Walk the free runs inside @range, merged across any split the source

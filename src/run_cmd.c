@@ -17,16 +17,20 @@
 
 extern char **environ;
 
-int run_cmd_capture(char *const argv[], char *out, size_t len, int err_fd)
+errcode_t run_cmd_capture(char *const argv[], char *out, size_t len,
+			  int err_fd, int *status)
 {
 	posix_spawn_file_actions_t fa;
-	int pfd[2], status = -1, rc;
+	int pfd[2], rc;
 	size_t have = 0;
 	ssize_t n;
 	pid_t pid;
 
-	if (!len || pipe2(pfd, O_CLOEXEC))
-		return -1;
+	*status = -1;
+	if (!len)
+		return EINVAL;
+	if (pipe2(pfd, O_CLOEXEC))
+		return errno;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
@@ -48,11 +52,9 @@ int run_cmd_capture(char *const argv[], char *out, size_t len, int err_fd)
 	}
 	close(pfd[0]);
 	out[have] = '\0';
-	if (rc) {
-		errno = rc;
-		return -1;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	if (rc)
+		return rc;	/* posix_spawn's errno value */
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
-	return status;
+	return 0;
 }

@@ -6,14 +6,17 @@
 #define E2TRIM_RUN_CMD_H
 
 #include <stddef.h>
+#include <et/com_err.h>
 
 /*
  * Run @argv (argv[0] looked up in PATH) with stdin from /dev/null, its
  * stdout into @out (@len bytes with the NUL; what does not fit is cut
  * off, and the program gets SIGPIPE if it writes on) and its stderr into
- * @err_fd (-1: /dev/null), and wait for it.  Returns its wait status, or
- * -1 with errno set when it could not be started (ENOENT: not in PATH).
+ * @err_fd (-1: /dev/null), and wait for it.  Returns 0 with its wait
+ * status in *@status, or the errno value of why it could not be started
+ * (ENOENT: not in PATH).
  */
-int run_cmd_capture(char *const argv[], char *out, size_t len, int err_fd);
+errcode_t run_cmd_capture(char *const argv[], char *out, size_t len,
+			  int err_fd, int *status);
 
 #endif /* E2TRIM_RUN_CMD_H */

@@ -14,20 +14,20 @@
 
 #include "sysfs.h"
 
-int sysfs_read_line(const char *path, char *buf, size_t len)
+errcode_t sysfs_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	int ok;
 
 	if (!f)
-		return -1;
+		return errno;
 	ok = fgets(buf, (int)len, f) != NULL;
 	fclose(f);
 	buf[ok ? strcspn(buf, "\n") : 0] = '\0';
-	return ok ? 0 : -1;
+	return ok ? 0 : ENODATA;
 }
 
-int sysfs_line(dev_t dev, const char *attr, char *buf, size_t len)
+errcode_t sysfs_line(dev_t dev, const char *attr, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 

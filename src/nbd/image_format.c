@@ -254,8 +254,9 @@ static uint64_t cluster_from_qemu_img(const char *path, const char *format)
 			 (char *)"--output=json", (char *)"-f", (char *)format,
 			 (char *)"--", (char *)path, NULL };
 	char buf[8192], *p;
+	int status;
 
-	if (run_cmd_capture(argv, buf, sizeof(buf), -1) < 0)
+	if (run_cmd_capture(argv, buf, sizeof(buf), -1, &status))
 		return 0;
 	p = strstr(buf, "\"cluster-size\":");
 	return p ? strtoull(p + strlen("\"cluster-size\":"), NULL, 10) : 0;

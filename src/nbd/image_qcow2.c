@@ -13,6 +13,7 @@
  *  - an external data file: the clusters live there, and a trim frees
  *    its space, not the qcow2's.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -65,14 +66,17 @@ static void read_extensions(int fd, uint64_t off, struct qcow2_facts *f)
 	}
 }
 
-int qcow2_facts_read(int fd, struct qcow2_facts *f)
+errcode_t qcow2_facts_read(int fd, struct qcow2_facts *f)
 {
 	unsigned char h[104];
+	ssize_t n;
 
 	memset(f, 0, sizeof(*f));
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h, "QFI\xfb", 4))
-		return -1;
+	n = pread(fd, h, sizeof(h), 0);
+	if (n < 0)
+		return errno;
+	if (n != (ssize_t)sizeof(h) || memcmp(h, "QFI\xfb", 4))
+		return EINVAL;	/* not a qcow2 header */
 	f->version = be32(h + QCOW2_VERSION);
 	f->backing = be64(h + QCOW2_BACKING) != 0;
 	f->encrypted = be32(h + QCOW2_CRYPT) != 0;
@@ -91,6 +95,7 @@ int luks_header(int fd)
 	       !memcmp(h, "LUKS\xba\xbe", 6);
 }
 
+/* conventions: an fd, or -1 for none, as open() */
 int qcow2_open_data_file(const char *image_path, const char *name)
 {
 	char dir[4096], path[8192];

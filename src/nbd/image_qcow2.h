@@ -7,6 +7,7 @@
 #define E2TRIM_IMAGE_QCOW2_H
 
 #include <stdint.h>
+#include <et/com_err.h>
 
 struct qcow2_facts {
 	uint32_t version;	/* 2 (compat=0.10) or 3 (compat=1.1) */
@@ -15,8 +16,11 @@ struct qcow2_facts {
 	char data_file[4096];	/* the external data file, as named; or "" */
 };
 
-/* 0 with @f filled if @fd starts with a qcow2 header, else -1. */
-int qcow2_facts_read(int fd, struct qcow2_facts *f);
+/*
+ * 0 with @f filled if @fd starts with a qcow2 header; EINVAL if it does
+ * not, or the errno value of a read that failed.
+ */
+errcode_t qcow2_facts_read(int fd, struct qcow2_facts *f);
 
 /* Does @fd start with a LUKS header (a raw LUKS volume, qemu's luks)? */
 int luks_header(int fd);

@@ -73,10 +73,10 @@ static void load(void)
 	nbd_dl = t;
 }
 
-int nbd_dl_load(const char **why)
+errcode_t nbd_dl_load(const char **why)
 {
 	pthread_once(&once, load);
 	if (why)
 		*why = load_error;
-	return load_error ? -1 : 0;
+	return load_error ? E2TRIM_ERR_NO_LIBNBD : 0;
 }

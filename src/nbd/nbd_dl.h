@@ -14,6 +14,7 @@
 #define E2TRIM_NBD_DL_H
 
 #include <libnbd.h>
+#include <e2trim_err.h>
 
 /* X(return type, name, parameters) for every libnbd call e2trim makes */
 #define NBD_DL_FUNCS(X) \
@@ -58,9 +59,10 @@ struct nbd_dl {
 
 /*
  * Load libnbd.so.0 (once, for the process; thread-safe).  Returns 0, or
- * -1 with *@why (may be NULL) saying why it cannot be loaded.
+ * E2TRIM_ERR_NO_LIBNBD with *@why (may be NULL) saying why it cannot be
+ * loaded.
  */
-int nbd_dl_load(const char **why);
+errcode_t nbd_dl_load(const char **why);
 
 /* The table, valid once nbd_dl_load() returned 0. */
 extern struct nbd_dl nbd_dl;

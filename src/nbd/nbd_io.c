@@ -175,8 +175,8 @@ static int read_server_stderr(const char *path, char *why, size_t len)
 	return locked;
 }
 
-/* A file for the server's stderr; @path gets its name. */
-static int make_err_file(char *path, size_t len)
+/* A file for the server's stderr; @path gets its name.  0 or errno. */
+static errcode_t make_err_file(char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");
 	int fd;
@@ -186,7 +186,7 @@ static int make_err_file(char *path, size_t len)
 	snprintf(path, len, "%s/e2trim-nbd.XXXXXX", dir);
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return errno;
 	close(fd);
 	return 0;
 }
@@ -280,8 +280,8 @@ enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
 }
 
 /* Reads of whole, aligned blocks of at most max_block bytes. */
-static int pread_aligned(struct nbd_conn *c, unsigned char *p, size_t len,
-			 uint64_t off)
+static errcode_t pread_aligned(struct nbd_conn *c, unsigned char *p,
+			       size_t len, uint64_t off)
 {
 	/* qemu-nbd takes 32 MiB at most in one request */
 	size_t max = c->srv.max_block ? c->srv.max_block : (32U << 20), n;
@@ -304,11 +304,12 @@ static int pread_aligned(struct nbd_conn *c, unsigned char *p, size_t len,
  * blocksize filter, a 4 KiB-sector device): the superblock's 1 KiB at
  * byte 1024 is then read as the whole block around it.
  */
-int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
+errcode_t nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len,
+			 uint64_t off)
 {
 	uint64_t mb = c->srv.min_block, a, b;
 	unsigned char *tmp;
-	int rc;
+	errcode_t rc;
 
 	if (mb <= 1 || (off % mb == 0 && len % mb == 0))
 		return pread_aligned(c, buf, len, off);
@@ -328,7 +329,7 @@ int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off)
 	return rc;
 }
 
-int nbd_conn_flush(struct nbd_conn *c)
+errcode_t nbd_conn_flush(struct nbd_conn *c)
 {
 	if (nbd_can_flush(c->h) != 1)
 		return 0;
@@ -427,7 +428,7 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
 				    (uint64_t)count * ch->block_size;
 	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	int rc;
+	errcode_t rc;
 
 	if (off >= p->conn->srv.size_bytes)
 		have = 0;

@@ -60,10 +60,11 @@ enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
 int nbd_is_uri(const char *path);
 
 /* Read @len bytes at @off of the export; 0 or an errno value. */
-int nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len, uint64_t off);
+errcode_t nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len,
+			 uint64_t off);
 
-/* Flush what the server caches (no-op if it cannot); 0 or errno. */
-int nbd_conn_flush(struct nbd_conn *c);
+/* Flush what the server caches (no-op if it cannot); 0 or an errno value. */
+errcode_t nbd_conn_flush(struct nbd_conn *c);
 
 /* Disconnect; a server e2trim started exits.  NULL is fine. */
 void nbd_conn_close(struct nbd_conn *c);

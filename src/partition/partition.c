@@ -53,23 +53,23 @@ static void add_gpt_areas(struct part_table *t, unsigned int ss,
 		add_area(t, (g->last_usable + 1) * ss, (alt + 1) * ss);
 }
 
-static int alloc_entries(struct part_table *t, unsigned int n)
+static errcode_t alloc_entries(struct part_table *t, unsigned int n)
 {
 	t->n = 0;
 	t->entries = calloc(n + TABLE_AREAS, sizeof(*t->entries));
-	return t->entries ? 0 : -1;
+	return t->entries ? 0 : ENOMEM;
 }
 
 /*
  * libblkid's list of a rarer table as part entries (libblkid counts
  * 512-byte sectors), and sector 0 as the table's.
  */
-static int read_entries(blkid_partlist ls, struct part_table *t)
+static errcode_t read_entries(blkid_partlist ls, struct part_table *t)
 {
 	int i, n = blkid_partlist_numof_partitions(ls);
 
 	if (alloc_entries(t, n > 0 ? n : 0))
-		return -1;
+		return ENOMEM;
 	add_area(t, 0, 512);
 	for (i = 0; i < n; i++) {
 		blkid_partition par = blkid_partlist_get_partition(ls, i);
@@ -92,13 +92,13 @@ static int read_entries(blkid_partlist ls, struct part_table *t)
  * entry that reaches outside the usable LBAs (over the table, say), but
  * the kernel makes a device of it, and its filesystem lies there.
  */
-static int gpt_entries(const struct gpt_state *gpt, unsigned int ss,
-		       struct part_table *t)
+static errcode_t gpt_entries(const struct gpt_state *gpt, unsigned int ss,
+			     struct part_table *t)
 {
 	unsigned int i;
 
 	if (alloc_entries(t, gpt->nentries))
-		return -1;
+		return ENOMEM;
 	for (i = 0; i < gpt->nentries; i++) {
 		const struct gpt_entry *g = &gpt->entries[i];
 		struct part_entry *e = &t->entries[t->n++];
@@ -271,19 +271,18 @@ static errcode_t read_table(struct e2trim *et, const struct part_reader *rd,
 {
 	struct part_problem prob;
 	char detail[320], fstype[16];
-	errcode_t ret;
-	int kind = mbr_probe(rd), rc;
+	enum mbr_kind kind;
+	errcode_t ret, rc = mbr_probe(rd, &kind);
 
-	if (kind < 0)
-		return lib_fail_cause(et, E2TRIM_ERR_PARTITION_TABLE, -kind,
-				      NULL);
+	if (rc)
+		return lib_fail_cause(et, E2TRIM_ERR_PARTITION_TABLE, rc, NULL);
 	if (kind == MBR_PROTECTIVE) {
 		ret = gpt_table(et, rd, t);
 	} else if (kind == MBR_DOS) {
 		t->type = "dos";
 		rc = mbr_read(rd, t);
-		ret = rc == -ENOMEM ? lib_fail(et, E2TRIM_ERR_NO_MEMORY, NULL) :
-		      rc ? lib_fail_cause(et, E2TRIM_ERR_PARTITION_TABLE, -rc,
+		ret = rc == ENOMEM ? lib_fail(et, E2TRIM_ERR_NO_MEMORY, NULL) :
+		      rc ? lib_fail_cause(et, E2TRIM_ERR_PARTITION_TABLE, rc,
 					  NULL) : 0;
 	} else {
 		ret = other_table(et, rd, t);

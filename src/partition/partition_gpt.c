@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
+#include <e2trim_err.h>
 
 #include "partition_int.h"
 
@@ -68,15 +69,9 @@ static uint64_t le64(const unsigned char *p)
 	return ext2fs_le64_to_cpu(v);
 }
 
-static int read_at(const struct part_reader *rd, void *buf, size_t len,
-		   uint64_t off)
-{
-	return part_read(rd, buf, len, off) ? -1 : 0;
-}
-
 /* Keep the used entries of a whole array: type GUID not all zeroes. */
-static int keep_entries(const unsigned char *arr, uint32_t num, uint32_t size,
-			struct gpt_state *st)
+static errcode_t keep_entries(const unsigned char *arr, uint32_t num,
+			      uint32_t size, struct gpt_state *st)
 {
 	static const unsigned char unused[16];
 	uint32_t i;
@@ -85,7 +80,7 @@ static int keep_entries(const unsigned char *arr, uint32_t num, uint32_t size,
 	st->nentries = 0;
 	st->entries = calloc(num ? num : 1, sizeof(*st->entries));
 	if (!st->entries)
-		return -1;
+		return ENOMEM;
 	for (i = 0; i < num; i++) {
 		const unsigned char *e = arr + (size_t)i * size;
 		struct gpt_entry *g = &st->entries[st->nentries];
@@ -117,7 +112,7 @@ static const char *check_entries(const struct part_reader *rd,
 	arr = malloc((size_t)num * size + 1);
 	if (!arr)
 		return "no memory for its entry array";
-	if (read_at(rd, arr, (size_t)num * size, le64(h + GPT_ENT_LBA) * ss))
+	if (part_read(rd, arr, (size_t)num * size, le64(h + GPT_ENT_LBA) * ss))
 		why = "its entry array cannot be read";
 	else if (crc32_ieee(arr, (size_t)num * size) != le32(h + GPT_ENT_CRC))
 		why = "its entry array's CRC does not match";
@@ -138,7 +133,7 @@ static const char *check_header(const struct part_reader *rd, uint64_t lba,
 
 	if (!h)
 		return "no memory";
-	if (read_at(rd, h, ss, lba * ss)) {
+	if (part_read(rd, h, ss, lba * ss)) {
 		why = "it cannot be read";
 		goto done;
 	}
@@ -175,19 +170,19 @@ done:
 	return why;
 }
 
-int gpt_check(const struct part_reader *rd, struct gpt_state *st)
+errcode_t gpt_check(const struct part_reader *rd, struct gpt_state *st)
 {
 	unsigned int ss = rd->sector_size;
 	uint64_t last = rd->size_bytes / ss - 1;
 
 	memset(st, 0, sizeof(*st));
 	if (rd->size_bytes / ss < 3)
-		return -1;
+		return E2TRIM_ERR_PARTITION;
 	st->primary_why = check_header(rd, 1, st);
 	if (!st->primary_why)
 		return 0;
 	st->backup_why = check_header(rd, last, st);
-	return st->backup_why ? -1 : 0;
+	return st->backup_why ? E2TRIM_ERR_PARTITION : 0;
 }
 
 void gpt_free(struct gpt_state *st)

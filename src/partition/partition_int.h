@@ -39,10 +39,11 @@ struct gpt_state {
  * if it is damaged, the backup at the disk's last LBA.  Returns 0 with
  * st->used set to the first whole copy and st->entries to its used
  * entries (every one, even those libblkid leaves out because they lie
- * outside the usable LBAs: the kernel makes devices of them), or -1 when
- * neither is whole.  gpt_free() releases st->entries.
+ * outside the usable LBAs: the kernel makes devices of them), or
+ * E2TRIM_ERR_PARTITION when neither is whole (st->primary_why and
+ * st->backup_why say why).  gpt_free() releases st->entries.
  */
-int gpt_check(const struct part_reader *rd, struct gpt_state *st);
+errcode_t gpt_check(const struct part_reader *rd, struct gpt_state *st);
 
 void gpt_free(struct gpt_state *st);
 
@@ -52,15 +53,18 @@ enum mbr_kind {
 	MBR_PROTECTIVE,		/* a GPT's protective MBR (type 0xEE) */
 };
 
-/* What sector 0 holds: an enum mbr_kind, or -errno if it cannot be read. */
-int mbr_probe(const struct part_reader *rd);
+/*
+ * What sector 0 holds, into *@kind; 0, or the errno value of a read that
+ * failed.
+ */
+errcode_t mbr_probe(const struct part_reader *rd, enum mbr_kind *kind);
 
 /*
  * The MBR's entries in @t (t->entries malloc'd, also on failure): the
  * primaries, the extended containers' logical partitions from their EBR
- * chains, and the MBR's and each EBR's sector as table areas.  0 or
- * -errno.
+ * chains, and the MBR's and each EBR's sector as table areas.  0 or an
+ * errno value (ENOMEM too).
  */
-int mbr_read(const struct part_reader *rd, struct part_table *t);
+errcode_t mbr_read(const struct part_reader *rd, struct part_table *t);
 
 #endif /* E2TRIM_PARTITION_INT_H */

@@ -81,39 +81,42 @@ static int is_boot_sector(const unsigned char *sec)
 	       spc && !(spc & (spc - 1));
 }
 
-int mbr_probe(const struct part_reader *rd)
+errcode_t mbr_probe(const struct part_reader *rd, enum mbr_kind *kind)
 {
 	unsigned char sec[MBR_SIZE];
 	struct mbr_slot s;
-	int i, rc, gpt = 0;
+	errcode_t rc;
+	int i, gpt = 0;
 
+	*kind = MBR_NONE;
 	rc = part_read(rd, sec, sizeof(sec), 0);
-	if (rc == -ENXIO)
-		return MBR_NONE;
+	if (rc == ENXIO)
+		return 0;
 	if (rc)
 		return rc;
 	if (!has_signature(sec) || is_boot_sector(sec))
-		return MBR_NONE;
+		return 0;
 	for (i = 0; i < 4; i++) {
 		slot_at(sec, i, &s);
 		/* the kernel's rule: any other boot flag is no table */
 		if (s.boot != 0 && s.boot != 0x80)
-			return MBR_NONE;
+			return 0;
 		gpt |= s.type == TYPE_GPT;
 	}
-	return gpt ? MBR_PROTECTIVE : MBR_DOS;
+	*kind = gpt ? MBR_PROTECTIVE : MBR_DOS;
+	return 0;
 }
 
 /* The growing list of entries: t->n used of *cap. */
-static int add_entry(struct part_table *t, unsigned int *cap,
-		     const struct part_entry *e)
+static errcode_t add_entry(struct part_table *t, unsigned int *cap,
+			   const struct part_entry *e)
 {
 	struct part_entry *p;
 
 	if (t->n == *cap) {
 		p = realloc(t->entries, (*cap ? *cap * 2 : 16) * sizeof(*p));
 		if (!p)
-			return -ENOMEM;
+			return ENOMEM;
 		t->entries = p;
 		*cap = *cap ? *cap * 2 : 16;
 	}
@@ -121,9 +124,9 @@ static int add_entry(struct part_table *t, unsigned int *cap,
 	return 0;
 }
 
-static int add_span(struct part_table *t, unsigned int *cap,
-		    unsigned int ss, uint64_t start, uint64_t size,
-		    unsigned int partno, int what)
+static errcode_t add_span(struct part_table *t, unsigned int *cap,
+			  unsigned int ss, uint64_t start, uint64_t size,
+			  unsigned int partno, int what)
 {
 	struct part_entry e = { .partno = partno, .start_bytes = start * ss,
 				.size_bytes = size * ss };
@@ -141,12 +144,14 @@ static int add_span(struct part_table *t, unsigned int *cap,
  * kernel, entries 3 and 4 count only if they stay inside both, since
  * old tools left garbage there.
  */
-static int ebr_data(struct part_table *t, unsigned int *cap, unsigned int ss,
-		    const unsigned char *sec, uint64_t cur, uint64_t cur_size,
-		    uint64_t first, uint64_t first_size, unsigned int *next)
+static errcode_t ebr_data(struct part_table *t, unsigned int *cap,
+			  unsigned int ss, const unsigned char *sec,
+			  uint64_t cur, uint64_t cur_size, uint64_t first,
+			  uint64_t first_size, unsigned int *next)
 {
 	struct mbr_slot s;
-	int i, rc;
+	errcode_t rc;
+	int i;
 
 	for (i = 0; i < 4 && *next <= MBR_MAX_PARTNO; i++) {
 		slot_at(sec, i, &s);
@@ -163,22 +168,22 @@ static int ebr_data(struct part_table *t, unsigned int *cap, unsigned int ss,
 }
 
 /* Follow the EBR chain of the container at @first (@size sectors). */
-static int read_chain(const struct part_reader *rd, struct part_table *t,
-		      unsigned int *cap, uint64_t first, uint64_t size,
-		      unsigned int *next)
+static errcode_t read_chain(const struct part_reader *rd,
+			    struct part_table *t, unsigned int *cap,
+			    uint64_t first, uint64_t size, unsigned int *next)
 {
 	unsigned int ss = rd->sector_size, hops, i;
 	unsigned char *sec = malloc(ss);
 	uint64_t cur = first, cur_size = size;
 	struct mbr_slot s;
-	int rc = 0;
+	errcode_t rc = 0;
 
 	if (!sec)
-		return -ENOMEM;
+		return ENOMEM;
 	for (hops = 0; hops < MBR_MAX_EBRS && *next <= MBR_MAX_PARTNO; hops++) {
 		rc = part_read(rd, sec, ss, cur * ss);
 		/* the kernel stops quietly at an EBR past the end */
-		if (rc == -ENXIO || (!rc && !has_signature(sec))) {
+		if (rc == ENXIO || (!rc && !has_signature(sec))) {
 			rc = 0;
 			break;
 		}
@@ -204,12 +209,13 @@ static int read_chain(const struct part_reader *rd, struct part_table *t,
 	return rc;
 }
 
-int mbr_read(const struct part_reader *rd, struct part_table *t)
+errcode_t mbr_read(const struct part_reader *rd, struct part_table *t)
 {
 	unsigned int ss = rd->sector_size, cap = 0, next = 5;
 	unsigned char sec[MBR_SIZE];
 	struct mbr_slot s;
-	int i, rc;
+	errcode_t rc;
+	int i;
 
 	t->n = 0;
 	t->entries = NULL;

@@ -17,7 +17,7 @@
 
 #include "partition_read.h"
 
-int part_read_fd(void *ctx, void *buf, size_t len, uint64_t off)
+errcode_t part_read_fd(void *ctx, void *buf, size_t len, uint64_t off)
 {
 	int fd = *(const int *)ctx;
 	size_t done = 0;
@@ -29,26 +29,26 @@ int part_read_fd(void *ctx, void *buf, size_t len, uint64_t off)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return errno;
 		if (!n)
-			return -ENXIO;
+			return ENXIO;
 		done += (size_t)n;
 	}
 	return 0;
 }
 
-int part_reader_fd(struct part_reader *rd, int fd)
+errcode_t part_reader_fd(struct part_reader *rd, int fd)
 {
 	struct stat st;
 	int ss = 512;
 	uint64_t size;
 
 	if (fstat(fd, &st))
-		return -errno;
+		return errno;
 	if (S_ISBLK(st.st_mode)) {
 		if (ioctl(fd, BLKGETSIZE64, &size) ||
 		    ioctl(fd, BLKSSZGET, &ss))
-			return -errno;
+			return errno;
 	} else {
 		size = (uint64_t)st.st_size;
 	}
@@ -61,11 +61,11 @@ int part_reader_fd(struct part_reader *rd, int fd)
 	return 0;
 }
 
-int part_read(const struct part_reader *rd, void *buf, size_t len,
-	      uint64_t off)
+errcode_t part_read(const struct part_reader *rd, void *buf, size_t len,
+		    uint64_t off)
 {
 	if (off > rd->size_bytes || len > rd->size_bytes - off)
-		return -ENXIO;
+		return ENXIO;
 	return rd->read(rd->ctx, buf, len, off);
 }
 

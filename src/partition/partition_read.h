@@ -13,10 +13,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <et/com_err.h>
 
 struct part_reader {
-	/* @len bytes at @off into @buf: 0, or -errno (a short read too) */
-	int (*read)(void *ctx, void *buf, size_t len, uint64_t off);
+	/* @len bytes at @off into @buf: 0, or an errno value (ENXIO for a
+	   short read) */
+	errcode_t (*read)(void *ctx, void *buf, size_t len, uint64_t off);
 	void *ctx;
 	uint64_t size_bytes;		/* of the whole disk or image */
 	unsigned int sector_size;	/* the table's LBAs, in bytes */
@@ -28,15 +30,18 @@ struct part_reader {
 	int blkid_fd;
 };
 
-/* A reader of @fd, a regular file or a block device (its sector size). */
-int part_reader_fd(struct part_reader *rd, int fd);
+/*
+ * A reader of @fd, a regular file or a block device (its sector size).
+ * 0 or an errno value.
+ */
+errcode_t part_reader_fd(struct part_reader *rd, int fd);
 
 /* pread() of the whole @len, as part_reader's read */
-int part_read_fd(void *ctx, void *buf, size_t len, uint64_t off);
+errcode_t part_read_fd(void *ctx, void *buf, size_t len, uint64_t off);
 
-/* @len bytes at @off, 0 or -errno; past the end is -ENXIO. */
-int part_read(const struct part_reader *rd, void *buf, size_t len,
-	      uint64_t off);
+/* @len bytes at @off, 0 or an errno value; past the end is ENXIO. */
+errcode_t part_read(const struct part_reader *rd, void *buf, size_t len,
+		    uint64_t off);
 
 /*
  * Which ext2/3/4 filesystem starts at @off_bytes (@size_bytes 0: up to

@@ -48,7 +48,7 @@ static int align_inward(const struct target_limits *lim, uint64_t *start,
 	return 1;
 }
 
-static int issue_one(struct target *t, uint64_t start, uint64_t len)
+static errcode_t issue_one(struct target *t, uint64_t start, uint64_t len)
 {
 	/* zero-fill reads even on a dry run, to count what it would write */
 	if (t->mode == TRIM_ZERO_FILL)
@@ -64,10 +64,10 @@ static int issue_one(struct target *t, uint64_t start, uint64_t len)
 }
 
 /* Issue [start, end) in requests of at most max_bytes. */
-static int issue(struct target *t, uint64_t start, uint64_t end)
+static errcode_t issue(struct target *t, uint64_t start, uint64_t end)
 {
 	uint64_t max = t->lim.max_bytes, len;
-	int rc;
+	errcode_t rc;
 
 	/*
 	 * Keep split points on the granularity too.  No aligned request can
@@ -81,7 +81,7 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 	}
 	while (start < end) {
 		if (target_stopped(t))
-			return 1;
+			return E2TRIM_ERR_INTERRUPTED;
 		len = end - start;
 		if (max && len > max)
 			len = max;
@@ -95,22 +95,20 @@ static int issue(struct target *t, uint64_t start, uint64_t end)
 }
 
 /* Trim [start, end), which is already aligned, leaving holes alone. */
-static int trim_data(struct target *t, uint64_t start, uint64_t end)
+static errcode_t trim_data(struct target *t, uint64_t start, uint64_t end)
 {
 	uint64_t ds, de, a, b;
-	int rc;
+	errcode_t rc;
 
 	if (!t->ops->next_data)
 		return issue(t, start, end);
 	while (start < end) {
 		rc = t->ops->next_data(t, start, end, &ds, &de);
-		if (rc < 0)
+		if (rc)
 			return rc;
-		if (rc > 0) {
-			t->stats.sparse_bytes += end - start;
-			return 0;
-		}
 		t->stats.sparse_bytes += ds - start;
+		if (ds >= end)
+			return 0;	/* a hole to the end */
 		start = de;
 		/*
 		 * Holes and data come in whole host blocks, so this is still
@@ -130,12 +128,13 @@ static int trim_data(struct target *t, uint64_t start, uint64_t end)
 	return 0;
 }
 
-int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
+errcode_t target_trim(struct target *t, uint64_t start_bytes,
+		      uint64_t len_bytes)
 {
 	uint64_t start = start_bytes, end = start_bytes + len_bytes;
 
 	if (target_stopped(t))
-		return 1;
+		return E2TRIM_ERR_INTERRUPTED;
 	if (!align_inward(&t->lim, &start, &end)) {
 		t->stats.align_extents++;
 		t->stats.align_bytes += len_bytes;
@@ -145,7 +144,7 @@ int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes)
 	return trim_data(t, start, end);
 }
 
-int target_finish(struct target *t)
+errcode_t target_finish(struct target *t)
 {
 	/* zero-fill has pieces in flight even on a dry run */
 	if (t->mode == TRIM_ZERO_FILL && t->ops)

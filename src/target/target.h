@@ -23,12 +23,14 @@
 
 /*
  * Trim one extent of the plan: inward to the granularity, split at
- * max_bytes, skipping holes.  Returns 0, 1 when asked to stop, or
- * the -errno of a failed request (t->error, t->error_start tell which).
+ * max_bytes, skipping holes.  Returns 0, E2TRIM_ERR_INTERRUPTED when
+ * asked to stop, or the errno value of a failed request (t->error,
+ * t->error_start tell which).
  * With an asynchronous back end a failure may only show in a later call
  * or in target_finish().
  */
-int target_trim(struct target *t, uint64_t start_bytes, uint64_t len_bytes);
+errcode_t target_trim(struct target *t, uint64_t start_bytes,
+		      uint64_t len_bytes);
 
 /*
  * What target_trim() makes of an extent: [*start_bytes, *end_bytes)
@@ -38,7 +40,7 @@ int target_align(const struct target *t, uint64_t *start_bytes,
 		 uint64_t *end_bytes);
 
 /* Wait for every request in flight; returns t->error (0 if none failed). */
-int target_finish(struct target *t);
+errcode_t target_finish(struct target *t);
 
 void target_close(struct target *t);
 

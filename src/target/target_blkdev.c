@@ -37,8 +37,8 @@ static int is_partition(dev_t dev)
 	return access(path, F_OK) == 0;
 }
 
-static int blkdev_request(struct target *t, uint64_t start_bytes,
-			  uint64_t len_bytes)
+static errcode_t blkdev_request(struct target *t, uint64_t start_bytes,
+				uint64_t len_bytes)
 {
 	static const unsigned long req[] = {
 		[TRIM_DISCARD] = BLKDISCARD,
@@ -48,7 +48,7 @@ static int blkdev_request(struct target *t, uint64_t start_bytes,
 	uint64_t range[2] = { t->base_bytes + start_bytes, len_bytes };
 
 	if (ioctl(t->fd, req[t->mode], range))
-		return -errno;
+		return errno;
 	return 0;
 }
 
@@ -63,9 +63,9 @@ struct loop_state {
 	uint64_t offset;	/* where the device starts in the file */
 };
 
-static int loop_next_data(struct target *t, uint64_t start_bytes,
-			  uint64_t end_bytes, uint64_t *data_start,
-			  uint64_t *data_end)
+static errcode_t loop_next_data(struct target *t, uint64_t start_bytes,
+				uint64_t end_bytes, uint64_t *data_start,
+				uint64_t *data_end)
 {
 	struct loop_state *ls = t->priv;
 
@@ -93,13 +93,14 @@ int target_loop_backing(const struct target *t, uint64_t *offset)
 	const struct loop_state *ls = t->priv;
 
 	if (t->ops != &loop_ops)
-		return -1;
+		return -1;	/* conventions: an fd, or -1 for none */
 	*offset = ls->offset;
 	return ls->bfd;
 }
 
 /*
- * The backing file of loop device @fd, read-only, or -1.  The name in
+ * The backing file of loop device @fd, read-only, or -1 (conventions: an
+ * fd, or -1 when there is none to use, as open() says).  The name in
  * sysfs may be stale (renamed, deleted, replaced): the file opened must
  * be the device's own inode.  Nothing of the device may be only in its
  * page cache, where the file's holes would not show it: fsync first
@@ -178,14 +179,14 @@ static void align_to_fs(struct target *t, uint64_t dev_align)
 	t->lim.align_offset = (dev_align % g + g - t->base_bytes % g) % g;
 }
 
-int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
+errcode_t target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 {
 	struct stat st;
 	uint64_t lbs;
 	int part;
 
 	if (fstat(fd, &st))
-		return -errno;
+		return errno;
 	part = is_partition(st.st_rdev);
 	t->ops = &blkdev_ops;
 	t->fd = fd;
@@ -204,7 +205,7 @@ int target_blkdev_init(struct target *t, int fd, enum trim_mode mode)
 	t->lim.granularity = queue_u64(st.st_rdev, part, "discard_granularity");
 	t->lim.max_bytes = queue_u64(st.st_rdev, part, "discard_max_bytes");
 	if (t->lim.granularity == 0 || t->lim.max_bytes == 0)
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	if (t->lim.granularity < lbs)
 		t->lim.granularity = lbs;
 	/* bytes from this device's (or partition's) start to a boundary */

@@ -12,10 +12,10 @@
 
 /*
  * Prepare @t over @fd (already open, for writing unless dry run).
- * Returns 0, -EOPNOTSUPP when the device cannot do @mode at all, or
- * another -errno.
+ * Returns 0, EOPNOTSUPP when the device cannot do @mode at all, or
+ * another errno value.
  */
-int target_blkdev_init(struct target *t, int fd, enum trim_mode mode);
+errcode_t target_blkdev_init(struct target *t, int fd, enum trim_mode mode);
 
 /*
  * A loop device target (TRIM_ZERO_FILL): its backing file, open read-only,

@@ -8,13 +8,13 @@
 #include "target_core.h"
 
 void target_complete(struct target *t, uint64_t start_bytes,
-		     uint64_t len_bytes, int res)
+		     uint64_t len_bytes, errcode_t res)
 {
 	if (res == 0) {
 		t->stats.requests++;
 		t->stats.bytes += len_bytes;
 	} else if (!t->error) {
-		t->error = res < 0 ? res : -EIO;
+		t->error = res;
 		t->error_start = start_bytes;
 	}
 }

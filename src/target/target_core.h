@@ -15,6 +15,9 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <errno.h>
+
+#include <e2trim_err.h>
 
 enum trim_mode {
 	TRIM_DISCARD,		/* BLKDISCARD, or punch a hole */
@@ -43,26 +46,31 @@ struct target_stats {
 struct target;
 struct zf_bufs;
 
+/*
+ * Every call that can fail returns errcode_t: 0, an errno value (as
+ * com_err takes them, positive), or E2TRIM_ERR_INTERRUPTED when asked to
+ * stop (src/README.md, "Return values").
+ */
 struct target_ops {
 	/* One request, synchronously; bytes from the filesystem's start. */
-	int (*request)(struct target *t, uint64_t start_bytes,
-		       uint64_t len_bytes);
+	errcode_t (*request)(struct target *t, uint64_t start_bytes,
+			     uint64_t len_bytes);
 	/*
 	 * Optional, asynchronous: queue one request and return at once
 	 * (waiting only for a free slot).  Each completion is reported with
 	 * target_complete(); finish() waits for all of them.  Both return
 	 * t->error.
 	 */
-	int (*submit)(struct target *t, uint64_t start_bytes,
-		      uint64_t len_bytes);
-	int (*finish)(struct target *t);
+	errcode_t (*submit)(struct target *t, uint64_t start_bytes,
+			    uint64_t len_bytes);
+	errcode_t (*finish)(struct target *t);
 	/*
 	 * Optional: the next data (non-hole) range at or after @start_bytes
-	 * and before @end_bytes, or 1 when there is none.
+	 * and before @end_bytes; when there is none, both are @end_bytes.
 	 */
-	int (*next_data)(struct target *t, uint64_t start_bytes,
-			 uint64_t end_bytes, uint64_t *data_start,
-			 uint64_t *data_end);
+	errcode_t (*next_data)(struct target *t, uint64_t start_bytes,
+			       uint64_t end_bytes, uint64_t *data_start,
+			       uint64_t *data_end);
 	void (*close)(struct target *t);
 };
 
@@ -82,7 +90,7 @@ struct target {
 					 * zero it unread (tests) */
 	const volatile sig_atomic_t *stop;	/* non-zero: no new request */
 	struct target_stats stats;	/* requests that completed */
-	int error;			/* -errno of the first that failed */
+	errcode_t error;		/* errno of the first that failed */
 	uint64_t error_start;		/* and where it was */
 	/* told the bytes of the plan done so far (optional) */
 	void (*progress)(void *priv, uint64_t done_bytes);
@@ -96,9 +104,20 @@ static inline int target_stopped(const struct target *t)
 	return t->stop && *t->stop;
 }
 
-/* Account for one completed request: @res is 0 or -errno. */
+/* Account for one completed request: @res is 0 or an errno value. */
 void target_complete(struct target *t, uint64_t start_bytes,
-		     uint64_t len_bytes, int res);
+		     uint64_t len_bytes, errcode_t res);
+
+/*
+ * A result as the kernel and liburing give it (0, or -errno; anything
+ * else counts as EIO) in the family's terms: 0 or the errno value.
+ */
+static inline errcode_t target_kernel_res(int res)
+{
+	if (res > 0)
+		return EIO;
+	return (errcode_t)-res;	/* conventions: the kernel's -errno, made ours */
+}
 
 /* Tell t->progress how much of the plan is done. */
 void target_progress(struct target *t);

@@ -70,9 +70,9 @@ static void resident_segment(struct data_map *m, off_t pos)
 	m->de = (int64_t)(end < m->resident_len ? end : m->resident_len);
 }
 
-int data_map_next(struct data_map *m, int fd, uint64_t base,
-		  uint64_t start_bytes, uint64_t end_bytes,
-		  uint64_t *data_start, uint64_t *data_end)
+errcode_t data_map_next(struct data_map *m, int fd, uint64_t base,
+			uint64_t start_bytes, uint64_t end_bytes,
+			uint64_t *data_start, uint64_t *data_end)
 {
 	off_t pos = (off_t)(base + start_bytes), lim = (off_t)(base + end_bytes);
 
@@ -83,17 +83,19 @@ int data_map_next(struct data_map *m, int fd, uint64_t base,
 		m->ds = lseek(fd, pos, SEEK_DATA);
 		if (m->ds < 0) {
 			if (errno != ENXIO)
-				return -errno;
+				return errno;
 			m->ds = m->de = INT64_MAX;	/* hole to EOF */
 		} else {
 			m->de = lseek(fd, m->ds, SEEK_HOLE);
 			if (m->de < 0)
-				return -errno;
+				return errno;
 		}
 		m->valid = 1;
 	}
-	if (m->ds >= lim)
-		return 1;
+	if (m->ds >= lim) {
+		*data_start = *data_end = end_bytes;
+		return 0;
+	}
 	*data_start = (uint64_t)(m->ds > pos ? m->ds : pos) - base;
 	*data_end = (uint64_t)(m->de < lim ? m->de : lim) - base;
 	return 0;

@@ -6,6 +6,7 @@
 #define E2TRIM_TARGET_DATA_MAP_H
 
 #include <stdint.h>
+#include <et/com_err.h>
 
 struct statfs;
 
@@ -23,12 +24,12 @@ struct data_map {
 
 /*
  * next_data() over @fd, where the filesystem starts at @base: the first
- * data segment of [start, end) in bytes of the filesystem, or 1 when it
- * is all a hole; -errno if the lookup fails.
+ * data segment of [start, end) in bytes of the filesystem, both @end_bytes
+ * when it is all a hole; 0, or the errno value of a lookup that failed.
  */
-int data_map_next(struct data_map *m, int fd, uint64_t base,
-		  uint64_t start_bytes, uint64_t end_bytes,
-		  uint64_t *data_start, uint64_t *data_end);
+errcode_t data_map_next(struct data_map *m, int fd, uint64_t base,
+			uint64_t start_bytes, uint64_t end_bytes,
+			uint64_t *data_start, uint64_t *data_end);
 
 /*
  * On ramfs, which keeps no holes on record, map a sparse @fd so that its

@@ -20,21 +20,21 @@
 #include "target_data_map.h"
 #include "target_file.h"
 
-static int file_request(struct target *t, uint64_t start_bytes,
-			uint64_t len_bytes)
+static errcode_t file_request(struct target *t, uint64_t start_bytes,
+			      uint64_t len_bytes)
 {
 	int mode = FALLOC_FL_KEEP_SIZE | (t->mode == TRIM_ZEROOUT ?
 		   FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE);
 
 	if (fallocate(t->fd, mode, (off_t)(t->base_bytes + start_bytes),
 		      (off_t)len_bytes))
-		return -errno;
+		return errno;
 	return 0;
 }
 
-static int file_next_data(struct target *t, uint64_t start_bytes,
-			  uint64_t end_bytes, uint64_t *data_start,
-			  uint64_t *data_end)
+static errcode_t file_next_data(struct target *t, uint64_t start_bytes,
+				uint64_t end_bytes, uint64_t *data_start,
+				uint64_t *data_end)
 {
 	return data_map_next(t->priv, t->fd, t->base_bytes, start_bytes,
 			     end_bytes, data_start, data_end);
@@ -52,17 +52,17 @@ static const struct target_ops file_ops = {
 	.close = file_close,
 };
 
-int target_file_init(struct target *t, int fd, enum trim_mode mode)
+errcode_t target_file_init(struct target *t, int fd, enum trim_mode mode)
 {
 	struct statfs sfs;
 
 	if (mode == TRIM_SECURE)
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	if (fstatfs(fd, &sfs))
-		return -errno;
+		return errno;
 	t->priv = calloc(1, sizeof(struct data_map));
 	if (!t->priv)
-		return -ENOMEM;
+		return ENOMEM;
 	data_map_resident_init(t->priv, fd, &sfs);
 	t->ops = &file_ops;
 	t->fd = fd;

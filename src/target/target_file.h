@@ -9,9 +9,9 @@
 
 /*
  * Prepare @t over @fd (already open, for writing unless dry run).
- * Returns 0, -EOPNOTSUPP when the device cannot do @mode at all, or
- * another -errno.
+ * Returns 0, EOPNOTSUPP when the device cannot do @mode at all, or
+ * another errno value.
  */
-int target_file_init(struct target *t, int fd, enum trim_mode mode);
+errcode_t target_file_init(struct target *t, int fd, enum trim_mode mode);
 
 #endif /* E2TRIM_TARGET_FILE_H */

@@ -56,15 +56,16 @@ struct nbd_req {
 	uint64_t start, len;
 };
 
-static int nbd_err(void)
+/* libnbd's errno of the call that failed (EIO if it gave none) */
+static errcode_t nbd_err(void)
 {
 	int e = nbd_get_errno();
 
-	return e ? -e : -EIO;
+	return e ? (errcode_t)e : EIO;
 }
 
-static int nbd_request(struct target *t, uint64_t start_bytes,
-		       uint64_t len_bytes)
+static errcode_t nbd_request(struct target *t, uint64_t start_bytes,
+			     uint64_t len_bytes)
 {
 	struct nbd_state *st = t->priv;
 	uint64_t off = t->base_bytes + start_bytes;
@@ -81,12 +82,12 @@ static int trim_done(void *user_data, int *error)
 {
 	struct nbd_req *r = user_data;
 
-	target_complete(r->t, r->start, r->len, *error ? -*error : 0);
+	target_complete(r->t, r->start, r->len, (errcode_t)*error);
 	return 1;	/* retire the command: nothing more to ask of it */
 }
 
 /* Wait until fewer than @max requests are in flight. */
-static int wait_below(struct target *t, unsigned int max)
+static errcode_t wait_below(struct target *t, unsigned int max)
 {
 	struct nbd_state *st = t->priv;
 
@@ -102,8 +103,8 @@ static int wait_below(struct target *t, unsigned int max)
 	return 0;
 }
 
-static int nbd_submit(struct target *t, uint64_t start_bytes,
-		      uint64_t len_bytes)
+static errcode_t nbd_submit(struct target *t, uint64_t start_bytes,
+			    uint64_t len_bytes)
 {
 	struct nbd_state *st = t->priv;
 	uint64_t off = t->base_bytes + start_bytes;
@@ -115,7 +116,7 @@ static int nbd_submit(struct target *t, uint64_t start_bytes,
 		return t->error;
 	r = malloc(sizeof(*r));
 	if (!r) {
-		target_complete(t, start_bytes, len_bytes, -ENOMEM);
+		target_complete(t, start_bytes, len_bytes, ENOMEM);
 		return t->error;
 	}
 	*r = (struct nbd_req){ t, start_bytes, len_bytes };
@@ -131,15 +132,15 @@ static int nbd_submit(struct target *t, uint64_t start_bytes,
 }
 
 /* Every trim done, then the server's caches written out. */
-static int nbd_finish(struct target *t)
+static errcode_t nbd_finish(struct target *t)
 {
 	struct nbd_state *st = t->priv;
-	int rc;
+	errcode_t rc;
 
 	wait_below(t, 1);
 	rc = nbd_conn_flush(st->c);
 	if (rc && !t->error) {
-		t->error = -rc;
+		t->error = rc;
 		t->error_start = 0;
 	}
 	return t->error;
@@ -158,7 +159,7 @@ struct status_walk {
 	int failed;
 };
 
-static int seg_add(struct seg_list *l, uint64_t a, uint64_t b)
+static errcode_t seg_add(struct seg_list *l, uint64_t a, uint64_t b)
 {
 	void *p;
 
@@ -170,7 +171,7 @@ static int seg_add(struct seg_list *l, uint64_t a, uint64_t b)
 		p = realloc(l->seg, (l->cap ? l->cap * 2 : 64) *
 			    sizeof(*l->seg));
 		if (!p)
-			return -1;
+			return ENOMEM;
 		l->seg = p;
 		l->cap = l->cap ? l->cap * 2 : 64;
 	}
@@ -242,14 +243,16 @@ static int first_common(struct nbd_state *st, const struct seg_list *a,
 }
 
 /* Find the next allocated segment at or after @pos, before @lim. */
-static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
+static errcode_t query_status(struct nbd_state *st, uint64_t pos,
+			      uint64_t lim)
 {
 	struct status_walk w;
 	nbd_extent_callback cb = { .callback = status_extent,
 				   .user_data = &w };
 	struct seg_list all = { 0 };
 	uint64_t count, reach, span[1][2];
-	int found = 0, rc = 0;
+	errcode_t rc = 0;
+	int found = 0;
 
 	memset(&w, 0, sizeof(w));
 	st->q_start = pos;
@@ -263,14 +266,14 @@ static int query_status(struct nbd_state *st, uint64_t pos, uint64_t lim)
 			break;
 		}
 		if (w.failed) {
-			rc = -ENOMEM;
+			rc = ENOMEM;
 			break;
 		}
 		reach = w.base.covered;
 		if (st->c->srv.has_depth && w.depth.covered < reach)
 			reach = w.depth.covered;
 		if (reach <= pos) {
-			rc = -EIO;	/* a reply that says nothing */
+			rc = EIO;	/* a reply that says nothing */
 			break;
 		}
 		/* without the depth, all that base:allocation calls data */
@@ -315,20 +318,22 @@ static int map_next(struct nbd_state *st, uint64_t pos, uint64_t lim)
 	return 1;
 }
 
-static int nbd_next_data(struct target *t, uint64_t start_bytes,
-			 uint64_t end_bytes, uint64_t *data_start,
-			 uint64_t *data_end)
+static errcode_t nbd_next_data(struct target *t, uint64_t start_bytes,
+			       uint64_t end_bytes, uint64_t *data_start,
+			       uint64_t *data_end)
 {
 	struct nbd_state *st = t->priv;
 	uint64_t base = t->base_bytes, pos = base + start_bytes;
 	uint64_t lim = base + end_bytes;
-	int rc;
+	errcode_t rc;
 
 	if (st->c->has_data_map) {
 		uint64_t g = t->lim.granularity, ds, de;
 
-		if (!map_next(st, pos, lim))
-			return 1;
+		if (!map_next(st, pos, lim)) {
+			*data_start = *data_end = end_bytes;
+			return 0;
+		}
 		/*
 		 * Widened to the granularity's chunks: what a discard does not
 		 * cover of a chunk is dropped, and the chunk's part that is a
@@ -352,8 +357,10 @@ static int nbd_next_data(struct target *t, uint64_t start_bytes,
 		if (rc)
 			return rc;
 	}
-	if (st->ds >= lim)
-		return 1;
+	if (st->ds >= lim) {
+		*data_start = *data_end = end_bytes;
+		return 0;
+	}
 	*data_start = (st->ds > pos ? st->ds : pos) - base;
 	*data_end = (st->de < lim ? st->de : lim) - base;
 	return 0;
@@ -379,17 +386,17 @@ static const struct target_ops nbd_ops_no_status = {
 	.close = nbd_target_close,
 };
 
-int target_nbd_init(struct target *t, struct nbd_conn *c,
-		    uint64_t cluster_bytes, enum trim_mode mode)
+errcode_t target_nbd_init(struct target *t, struct nbd_conn *c,
+			  uint64_t cluster_bytes, enum trim_mode mode)
 {
 	struct nbd_state *st;
 	uint64_t g = cluster_bytes;
 
 	if (mode == TRIM_SECURE || mode == TRIM_ZERO_FILL)
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	st = calloc(1, sizeof(*st));
 	if (!st)
-		return -ENOMEM;
+		return ENOMEM;
 	st->c = c;
 	t->priv = st;
 	t->ops = c->srv.has_status || c->has_data_map ? &nbd_ops :

@@ -12,11 +12,11 @@
 /*
  * Prepare @t over the NBD connection @c (nbd_conn.h), trimming inward to
  * @cluster_bytes (the VM image's cluster; 0: unknown) or the server's
- * block size, whichever is larger.  -EOPNOTSUPP for TRIM_SECURE and
+ * block size, whichever is larger.  EOPNOTSUPP for TRIM_SECURE and
  * TRIM_ZERO_FILL.
  */
 struct nbd_conn;
-int target_nbd_init(struct target *t, struct nbd_conn *c,
-		    uint64_t cluster_bytes, enum trim_mode mode);
+errcode_t target_nbd_init(struct target *t, struct nbd_conn *c,
+			  uint64_t cluster_bytes, enum trim_mode mode);
 
 #endif /* E2TRIM_TARGET_NBD_H */

@@ -11,8 +11,8 @@
 #include "target_ring.h"
 
 #ifdef HAVE_LIBURING
-int ring_reap(struct io_uring *ring, int wait, ring_done_fn done,
-	      void *priv)
+errcode_t ring_reap(struct io_uring *ring, int wait, ring_done_fn done,
+		    void *priv)
 {
 	struct io_uring_cqe *cqe;
 	uint64_t data;
@@ -23,7 +23,7 @@ int ring_reap(struct io_uring *ring, int wait, ring_done_fn done,
 		if (rc == 0)
 			break;
 		if (rc != -EINTR)
-			return rc;
+			return (errcode_t)-rc;	/* conventions: liburing's -errno */
 	}
 	while (io_uring_peek_cqe(ring, &cqe) == 0) {
 		data = cqe->user_data;

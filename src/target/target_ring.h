@@ -7,6 +7,7 @@
 
 #ifdef HAVE_LIBURING
 #include <stdint.h>
+#include <et/com_err.h>
 #include <liburing.h>
 
 /* One completion: the request's user_data and its result. */
@@ -15,12 +16,13 @@ typedef void (*ring_done_fn)(void *priv, uint64_t user_data, int res);
 /*
  * Every completion waiting on @ring, each marked seen and then given to
  * @done; with @wait, first wait for one (a signal does not end the wait).
- * Returns 0, or the -errno of a wait that failed: nothing is reaped then,
- * and the requests in flight cannot be accounted for (the caller's ring
- * is broken).
+ * Returns 0, or the errno value of a wait that failed: nothing is reaped
+ * then, and the requests in flight cannot be accounted for (the caller's
+ * ring is broken).  @done gets each result as liburing gives it: 0 or
+ * -errno (a read: the bytes read).
  */
-int ring_reap(struct io_uring *ring, int wait, ring_done_fn done,
-	      void *priv);
+errcode_t ring_reap(struct io_uring *ring, int wait, ring_done_fn done,
+		    void *priv);
 #endif
 
 #endif /* E2TRIM_TARGET_RING_H */

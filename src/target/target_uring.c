@@ -49,7 +49,7 @@ static void uring_reap(struct target *t, struct uring_state *u, int wait);
  * reaping one.  Any other failure leaves the entry unsubmitted: it must
  * not be counted as in flight, or finish() would wait for it forever.
  */
-static int uring_push(struct target *t, struct uring_state *u)
+static errcode_t uring_push(struct target *t, struct uring_state *u)
 {
 	int rc, tries = 0;
 
@@ -58,11 +58,11 @@ static int uring_push(struct target *t, struct uring_state *u)
 		if (rc > 0)
 			return 0;
 		if (rc == 0)
-			rc = -EIO;	/* nothing consumed, no reason given */
+			return EIO;	/* nothing consumed, no reason given */
 		if (rc == -EINTR)
 			continue;
 		if ((rc != -EAGAIN && rc != -EBUSY) || ++tries > 8)
-			return rc;
+			return target_kernel_res(rc);
 		/* completions to make room for: reap one, then try again */
 		if (u->nfree < URING_DEPTH - 1)
 			uring_reap(t, u, 1);
@@ -74,12 +74,12 @@ static int uring_push(struct target *t, struct uring_state *u)
  * the slot is free again, the entry withdrawn and the request failed
  * (t->error), never counted.
  */
-static int uring_queue(struct target *t, struct uring_state *u,
-		       uint64_t start, uint64_t len)
+static errcode_t uring_queue(struct target *t, struct uring_state *u,
+			     uint64_t start, uint64_t len)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
 	unsigned int i = u->free[--u->nfree];
-	int rc;
+	errcode_t rc;
 
 	u->slot[i].start = start;
 	u->slot[i].len = len;
@@ -135,13 +135,14 @@ static void uring_done(void *priv, uint64_t i, int res)
 
 	if (i >= URING_DEPTH)
 		return;
-	target_complete(t, u->slot[i].start, u->slot[i].len, res);
+	target_complete(t, u->slot[i].start, u->slot[i].len,
+			target_kernel_res(res));
 	u->free[u->nfree++] = i;
 }
 
 static void uring_reap(struct target *t, struct uring_state *u, int wait)
 {
-	int rc = ring_reap(&u->ring, wait && !u->broken, uring_done, t);
+	errcode_t rc = ring_reap(&u->ring, wait && !u->broken, uring_done, t);
 
 	if (rc) {
 		u->broken = 1;
@@ -161,7 +162,7 @@ static void uring_close(struct target *t)
 }
 
 /* The kernel cannot: from now on, the plain ioctl. */
-static int fall_back(struct target *t, uint64_t start, uint64_t len)
+static errcode_t fall_back(struct target *t, uint64_t start, uint64_t len)
 {
 	const struct target_ops *ops = ((struct uring_state *)t->priv)->sync_ops;
 
@@ -171,7 +172,8 @@ static int fall_back(struct target *t, uint64_t start, uint64_t len)
 	return t->error;
 }
 
-static int uring_submit(struct target *t, uint64_t start, uint64_t len)
+static errcode_t uring_submit(struct target *t, uint64_t start,
+			      uint64_t len)
 {
 	struct uring_state *u = t->priv;
 	struct io_uring_cqe *cqe;
@@ -186,7 +188,7 @@ static int uring_submit(struct target *t, uint64_t start, uint64_t len)
 		if (res) {
 			/* in flight, and no way to learn its fate */
 			u->broken = 1;
-			target_complete(t, start, len, res);
+			target_complete(t, start, len, target_kernel_res(res));
 			return t->error;
 		}
 		res = cqe->res;
@@ -195,7 +197,7 @@ static int uring_submit(struct target *t, uint64_t start, uint64_t len)
 		/* unknown command, or no uring_cmd on block devices */
 		if (res == -EOPNOTSUPP || res == -EINVAL || res == -ENOTTY)
 			return fall_back(t, start, len);
-		target_complete(t, start, len, res);
+		target_complete(t, start, len, target_kernel_res(res));
 		u->proven = res == 0;
 		return t->error;
 	}
@@ -207,7 +209,7 @@ static int uring_submit(struct target *t, uint64_t start, uint64_t len)
 	return t->error;
 }
 
-static int uring_finish(struct target *t)
+static errcode_t uring_finish(struct target *t)
 {
 	struct uring_state *u = t->priv;
 
@@ -222,19 +224,20 @@ static const struct target_ops uring_ops = {
 	.close = uring_close,
 };
 
-int target_uring_init(struct target *t, const struct target_ops *sync_ops)
+errcode_t target_uring_init(struct target *t,
+			    const struct target_ops *sync_ops)
 {
 	struct uring_state *u;
 	unsigned int i;
 
 	if (t->mode != TRIM_DISCARD)
-		return -EOPNOTSUPP;
+		return EOPNOTSUPP;
 	u = calloc(1, sizeof(*u));
 	if (!u)
-		return -ENOMEM;
+		return ENOMEM;
 	if (io_uring_queue_init(URING_DEPTH, &u->ring, 0)) {
 		free(u);
-		return -EOPNOTSUPP;	/* io_uring disabled: use the ioctl */
+		return EOPNOTSUPP;	/* io_uring disabled: use the ioctl */
 	}
 	for (i = 0; i < URING_DEPTH; i++)
 		u->free[u->nfree++] = i;
@@ -246,11 +249,12 @@ int target_uring_init(struct target *t, const struct target_ops *sync_ops)
 
 #else /* !HAVE_LIBURING */
 
-int target_uring_init(struct target *t, const struct target_ops *sync_ops)
+errcode_t target_uring_init(struct target *t,
+			    const struct target_ops *sync_ops)
 {
 	(void)t;
 	(void)sync_ops;
-	return -EOPNOTSUPP;
+	return EOPNOTSUPP;
 }
 
 #endif

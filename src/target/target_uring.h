@@ -9,8 +9,9 @@
 
 /*
  * Switch a block device target to io_uring discards, with @sync_ops as
- * the fallback.  -EOPNOTSUPP when not built in or not possible.
+ * the fallback.  EOPNOTSUPP when not built in or not possible.
  */
-int target_uring_init(struct target *t, const struct target_ops *sync_ops);
+errcode_t target_uring_init(struct target *t,
+			    const struct target_ops *sync_ops);
 
 #endif /* E2TRIM_TARGET_URING_H */

@@ -63,7 +63,7 @@ static int can_zero_unread(const struct target *t, const struct zf_bufs *z,
 	       sysfs_u64(st->st_rdev, "queue/discard_max_bytes") > 0;
 }
 
-static int zf_get(struct target *t, struct zf_bufs **out)
+static errcode_t zf_get(struct target *t, struct zf_bufs **out)
 {
 	struct zf_bufs *z = t->zf;
 	struct stat st;
@@ -72,7 +72,7 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 	if (!z) {
 		z = calloc(1, sizeof(*z));
 		if (!z)
-			return -ENOMEM;
+			return ENOMEM;
 		z->is_blk = !fstat(t->fd, &st) && S_ISBLK(st.st_mode);
 		z->dfd = z->is_blk ? open_direct(t->fd, t->dryrun) : -1;
 		z->rfd = z->is_blk ? target_loop_backing(t, &z->roff) : -1;
@@ -89,19 +89,21 @@ static int zf_get(struct target *t, struct zf_bufs **out)
 /*
  * [start, start + len), data in the image file (its holes were skipped),
  * punched out without being read, as the whole of it is to be zero.  0
- * when done; 1 when it is to be read instead (a host that cannot punch:
- * from then on, unless it refused only this range); or -errno.
+ * with *@done 1 when done, with *@done 0 when it is to be read instead (a
+ * host that cannot punch: from then on, unless it refused only this
+ * range); or the errno value of a failure.
  */
-static int zero_unread(struct target *t, struct zf_bufs *z, uint64_t start,
-		       uint64_t len)
+static errcode_t zero_unread(struct target *t, struct zf_bufs *z,
+			     uint64_t start, uint64_t len, int *done)
 {
-	int rc;
+	errcode_t rc;
 
+	*done = 1;
 	if (!t->dryrun) {
-		rc = zf_zero_range(t, z, start, len, z->is_blk);
-		if (rc == 1 && z->how == ZF_HOW_WRITE)
+		rc = zf_zero_range(t, z, start, len, z->is_blk, done);
+		if (!rc && !*done && z->how == ZF_HOW_WRITE)
 			z->unread = 0;
-		if (rc)
+		if (rc || !*done)
 			return rc;
 	}
 	t->stats.requests++;
@@ -127,12 +129,13 @@ static int unit_span(const struct target *t, const struct zf_bufs *z,
 	return *a < *b;
 }
 
-int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
-			uint64_t len_bytes)
+errcode_t target_zero_fill_fd(struct target *t, uint64_t start_bytes,
+			      uint64_t len_bytes)
 {
 	uint64_t end = start_bytes + len_bytes, a, b;
 	struct zf_bufs *z;
-	int rc = zf_get(t, &z);
+	errcode_t rc = zf_get(t, &z);
+	int done;
 
 	if (rc)
 		return zf_fail(t, start_bytes, rc);
@@ -141,13 +144,13 @@ int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
 	rc = zf_read(t, z, start_bytes, a);
 	if (rc)
 		return rc;
-	rc = zero_unread(t, z, a, b - a);
-	if (rc == 1)
+	rc = zero_unread(t, z, a, b - a, &done);
+	if (!rc && !done)
 		rc = zf_read(t, z, a, b);
 	return rc ? rc : zf_read(t, z, b, end);
 }
 
-int target_zero_fill_finish(struct target *t)
+errcode_t target_zero_fill_finish(struct target *t)
 {
 	struct zf_bufs *z = t->zf;
 
@@ -156,7 +159,7 @@ int target_zero_fill_finish(struct target *t)
 	zf_read_drain(t, z);
 	/* what was written is on the device before e2trim says so */
 	if (!t->dryrun && t->stats.zeroed_bytes && fdatasync(t->fd))
-		zf_fail(t, 0, -errno);
+		zf_fail(t, 0, errno);
 	return t->error;
 }
 

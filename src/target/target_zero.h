@@ -17,17 +17,18 @@
  * still be reading when it returns: target_finish() waits) and only the
  * parts that are not zero are zeroed (a hole punched in an image file,
  * WRITE ZEROES on a device, written zeros where the host cannot).  Dry
- * run: counts, writes nothing.  Returns 0, 1 when asked to stop, or the
- * -errno of a failed read or write (perhaps of an earlier extent's piece).
+ * run: counts, writes nothing.  Returns 0, E2TRIM_ERR_INTERRUPTED when
+ * asked to stop, or the errno value of a failed read or write (perhaps of
+ * an earlier extent's piece).
  */
-int target_zero_fill_fd(struct target *t, uint64_t start_bytes,
-			uint64_t len_bytes);
+errcode_t target_zero_fill_fd(struct target *t, uint64_t start_bytes,
+			      uint64_t len_bytes);
 
 /*
  * Wait for the pieces target_zero_fill_fd() has in flight, then flush
  * what it wrote (target_finish does).  Returns t->error.
  */
-int target_zero_fill_finish(struct target *t);
+errcode_t target_zero_fill_finish(struct target *t);
 
 /* Close and free what target_zero_fill_fd() opened (target_close does). */
 void target_zero_fill_free(struct target *t);

@@ -68,28 +68,29 @@ static inline uint64_t zf_file_base(const struct target *t,
 	return z->roff + t->base_bytes;
 }
 
-/* Record the first failure (-errno) at @at; returns t->error. */
-int zf_fail(struct target *t, uint64_t at, int err);
+/* Record the first failure (an errno value) at @at; returns t->error. */
+errcode_t zf_fail(struct target *t, uint64_t at, errcode_t err);
 
 /*
  * [start, start + len) zeroed without writing data (hole, BLKZEROOUT, or
- * with @discard a loop device's discard): 0, 1 when the host cannot, or
- * -errno (target_zero_write.c).
+ * with @discard a loop device's discard): 0 with *@done 1, or 0 with
+ * *@done 0 when the host cannot, or the errno value of a failure
+ * (target_zero_write.c).
  */
-int zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
-		  uint64_t len, int discard);
+errcode_t zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
+			uint64_t len, int discard, int *done);
 
 /* Zeros over [start, start + len) of the filesystem, then count them. */
-int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
-		uint64_t len);
+errcode_t zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
+		      uint64_t len);
 
 /*
  * Read [start, end) of the filesystem and zero what is not zero; pieces
- * may still be in flight when it returns.  0, 1 when asked to stop, or
- * -errno (t->error).
+ * may still be in flight when it returns.  0, E2TRIM_ERR_INTERRUPTED when
+ * asked to stop, or the errno value of a failure (t->error).
  */
-int zf_read(struct target *t, struct zf_bufs *z, uint64_t start,
-	    uint64_t end);
+errcode_t zf_read(struct target *t, struct zf_bufs *z, uint64_t start,
+		  uint64_t end);
 
 /* Wait for every piece in flight. */
 void zf_read_drain(struct target *t, struct zf_bufs *z);

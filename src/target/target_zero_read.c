@@ -24,14 +24,14 @@ static unsigned char *slot_buf(struct zf_bufs *z, unsigned int i)
 }
 
 /* The buffers and the ring, on the first range that is to be read. */
-static int zf_read_setup(struct zf_bufs *z)
+static errcode_t zf_read_setup(struct zf_bufs *z)
 {
 	void *mem;
 
 	if (z->mem)
 		return 0;
 	if (posix_memalign(&mem, 4096, (ZF_DEPTH + 1) * (size_t)ZF_CHUNK))
-		return -ENOMEM;
+		return ENOMEM;
 	z->mem = mem;
 	z->zeros = slot_buf(z, ZF_DEPTH);
 	/* all of it: valgrind cannot see io_uring fill the buffers */
@@ -50,7 +50,7 @@ static int all_zero(const unsigned char *p, size_t n)
 }
 
 /* All of [off, off + n) of the file into @buf; a short file is an error. */
-static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
+static errcode_t read_full(int fd, unsigned char *buf, size_t n, off_t off)
 {
 	ssize_t r;
 
@@ -59,9 +59,9 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return -errno;
+			return errno;
 		if (r == 0)
-			return -EIO;	/* past the end: the gates say never */
+			return EIO;	/* past the end: the gates say never */
 		buf += r;
 		n -= r;
 		off += r;
@@ -74,12 +74,12 @@ static int read_full(int fd, unsigned char *buf, size_t n, off_t off)
  * units that hold something, run together, are zeroed (zf_zero_run():
  * the host's cheapest way).
  */
-static int zero_chunk(struct target *t, struct zf_bufs *z,
-		      const unsigned char *buf, uint64_t start, uint64_t n)
+static errcode_t zero_chunk(struct target *t, struct zf_bufs *z,
+			    const unsigned char *buf, uint64_t start, uint64_t n)
 {
 	uint64_t base = zf_file_base(t, z), pos = start, end = start + n;
 	uint64_t run = 0, run_len = 0, next;
-	int rc;
+	errcode_t rc;
 
 	while (pos < end) {
 		/* the unit's end, on a multiple of ZF_UNIT of the file */
@@ -111,31 +111,31 @@ static int zero_chunk(struct target *t, struct zf_bufs *z,
  * Piece [start, start + n) into @buf, synchronously: direct on a block
  * device, buffered where the device refuses the alignment (from then on).
  */
-static int read_piece(struct target *t, struct zf_bufs *z, unsigned char *buf,
-		      uint64_t start, uint64_t n)
+static errcode_t read_piece(struct target *t, struct zf_bufs *z,
+			    unsigned char *buf, uint64_t start, uint64_t n)
 {
 	off_t off = (off_t)(t->base_bytes + start);
-	int rc = -EINVAL;
+	errcode_t rc = EINVAL;
 
 	if (z->rfd >= 0)
 		return read_full(z->rfd, buf, n,
 				 (off_t)(zf_file_base(t, z) + start));
 	if (z->dfd >= 0)
 		rc = read_full(z->dfd, buf, n, off);
-	if (rc == -EINVAL && z->dfd >= 0) {
+	if (rc == EINVAL && z->dfd >= 0) {
 		close(z->dfd);
 		z->dfd = -1;
 	}
-	if (rc == -EINVAL)
+	if (rc == EINVAL)
 		rc = read_full(t->fd, buf, n, off);
 	return rc;
 }
 
 /* A piece read whole: zeros where it is not zero, then count it. */
-static int piece_done(struct target *t, struct zf_bufs *z,
-		      const unsigned char *buf, uint64_t start, uint64_t n)
+static errcode_t piece_done(struct target *t, struct zf_bufs *z,
+			    const unsigned char *buf, uint64_t start, uint64_t n)
 {
-	int rc = zero_chunk(t, z, buf, start, n);
+	errcode_t rc = zero_chunk(t, z, buf, start, n);
 
 	if (rc)
 		return rc;
@@ -159,15 +159,15 @@ static uint64_t piece_len(const struct target *t, const struct zf_bufs *z,
 }
 
 /* Without a ring: one piece after the other, the kernel reading ahead. */
-static int zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
-			  uint64_t end)
+static errcode_t zero_fill_sync(struct target *t, struct zf_bufs *z, uint64_t pos,
+				uint64_t end)
 {
 	uint64_t n, ahead;
-	int rc;
+	errcode_t rc;
 
 	while (pos < end) {
 		if (target_stopped(t))
-			return 1;
+			return E2TRIM_ERR_INTERRUPTED;
 		n = piece_len(t, z, pos, end);
 		ahead = end - pos - n < ZF_AHEAD ? end - pos - n : ZF_AHEAD;
 		if (ahead && (z->rfd >= 0 || z->dfd < 0))
@@ -211,7 +211,7 @@ static void zq_done(void *priv, uint64_t i, int res)
 	struct zq_ctx *c = priv;
 	struct target *t = c->t;
 	struct zf_bufs *z = c->z;
-	int rc = 0;
+	errcode_t rc = 0;
 
 	if (i >= ZF_DEPTH)
 		return;
@@ -231,7 +231,7 @@ static void zq_done(void *priv, uint64_t i, int res)
 static void zq_reap(struct target *t, struct zf_bufs *z, int wait)
 {
 	struct zq_ctx c = { t, z };
-	int rc = ring_reap(&z->ring, wait && !z->broken, zq_done, &c);
+	errcode_t rc = ring_reap(&z->ring, wait && !z->broken, zq_done, &c);
 
 	if (rc) {
 		/* the pieces in flight cannot be accounted for */
@@ -241,12 +241,13 @@ static void zq_reap(struct target *t, struct zf_bufs *z, int wait)
 }
 
 /* Queue one piece; if the ring will not take it, read it here. */
-static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
-		    uint64_t n)
+static errcode_t zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
+			  uint64_t n)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&z->ring);
 	unsigned int i = z->free[--z->nfree];
-	int rc;
+	errcode_t rc;
+	int n_in;
 
 	z->slot[i].start = start;
 	z->slot[i].len = n;
@@ -259,9 +260,9 @@ static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
 				   slot_buf(z, i), n, t->base_bytes + start);
 	sqe->user_data = i;
 	do
-		rc = io_uring_submit(&z->ring);
-	while (rc == -EINTR);
-	if (rc > 0)
+		n_in = io_uring_submit(&z->ring);
+	while (n_in == -EINTR);
+	if (n_in > 0)
 		return 0;
 	/* not consumed: withdraw it, and read without the ring from now */
 	io_uring_prep_nop(sqe);
@@ -274,14 +275,14 @@ static int zq_queue(struct target *t, struct zf_bufs *z, uint64_t start,
 	return piece_done(t, z, slot_buf(z, i), start, n);
 }
 
-static int zero_fill_ring(struct target *t, struct zf_bufs *z, uint64_t pos,
-			  uint64_t end)
+static errcode_t zero_fill_ring(struct target *t, struct zf_bufs *z, uint64_t pos,
+				uint64_t end)
 {
 	uint64_t n;
 
 	while (pos < end && z->ring_ok) {
 		if (target_stopped(t))
-			return 1;
+			return E2TRIM_ERR_INTERRUPTED;
 		if (t->error)
 			return t->error;
 		if (z->nfree == 0) {
@@ -306,10 +307,10 @@ static int zero_fill_ring(struct target *t, struct zf_bufs *z, uint64_t pos,
 #endif
 
 /* Read [start, end) of the filesystem and zero what is not zero. */
-int zf_read(struct target *t, struct zf_bufs *z,
-			  uint64_t start, uint64_t end)
+errcode_t zf_read(struct target *t, struct zf_bufs *z, uint64_t start,
+		    uint64_t end)
 {
-	int rc;
+	errcode_t rc;
 
 	if (start >= end)
 		return t->error;

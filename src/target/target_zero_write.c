@@ -17,18 +17,18 @@
 
 #include "target_zero_int.h"
 
-int zf_fail(struct target *t, uint64_t at, int err)
+errcode_t zf_fail(struct target *t, uint64_t at, errcode_t err)
 {
 	if (!t->error) {
-		t->error = err < 0 ? err : -EIO;
+		t->error = err ? err : EIO;
 		t->error_start = at;
 	}
 	return t->error;
 }
 
 /* Zeros written over [start, start + len) of the filesystem. */
-static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
-		       uint64_t len)
+static errcode_t write_zeros(struct target *t, struct zf_bufs *z,
+			     uint64_t start, uint64_t len)
 {
 	off_t off = (off_t)(t->base_bytes + start);
 	size_t n;
@@ -46,7 +46,7 @@ static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return zf_fail(t, start, w < 0 ? -errno : -EIO);
+			return zf_fail(t, start, w < 0 ? errno : EIO);
 		len -= w;
 		off += w;
 		start += w;
@@ -63,15 +63,16 @@ static int write_zeros(struct target *t, struct zf_bufs *z, uint64_t start,
  * such command, as written zero pages; it drops the page cache of the
  * range, and the reads here are direct.  With @discard, a loop device
  * over a file is discarded instead, which punches the same hole there.
- * 0, 1 when the host cannot (zeros are then written, or the range read
- * first), or -errno.
+ * *@done 0 when the host cannot (zeros are then written, or the range
+ * read first).
  */
-int zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
-		  uint64_t len, int discard)
+errcode_t zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
+			uint64_t len, int discard, int *done)
 {
 	uint64_t range[2] = { t->base_bytes + start, len };
 	int rc;
 
+	*done = 0;
 	do {
 		if (z->is_blk)
 			rc = ioctl(t->fd, discard ? BLKDISCARD : BLKZEROOUT,
@@ -81,6 +82,7 @@ int zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
 				       FALLOC_FL_KEEP_SIZE, (off_t)range[0],
 				       (off_t)len);
 	} while (rc && errno == EINTR);
+	*done = rc == 0;
 	if (rc == 0)
 		return 0;
 	switch (errno) {
@@ -91,23 +93,24 @@ int zf_zero_range(struct target *t, struct zf_bufs *z, uint64_t start,
 			z->unread = 0;
 		else
 			z->how = ZF_HOW_WRITE;
-		return 1;
+		return 0;
 	case EINVAL:		/* an edge not on 512 bytes, say: this once */
-		return 1;
+		return 0;
 	}
-	return zf_fail(t, start, -errno);
+	return zf_fail(t, start, errno);
 }
 
 /* Zeros over [start, start + len) of the filesystem, then count it. */
-int zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
-		    uint64_t len)
+errcode_t zf_zero_run(struct target *t, struct zf_bufs *z, uint64_t start,
+		      uint64_t len)
 {
-	int rc = 1;
+	errcode_t rc = 0;
+	int done = 0;
 
 	if (!t->dryrun) {
 		if (z->how == ZF_HOW_RANGE)
-			rc = zf_zero_range(t, z, start, len, 0);
-		if (rc == 1)
+			rc = zf_zero_range(t, z, start, len, 0, &done);
+		if (!rc && !done)
 			rc = write_zeros(t, z, start, len);
 		if (rc)
 			return rc;

@@ -225,13 +225,15 @@ static errcode_t do_block(struct iscan *s, dgrp_t g, blk64_t idx,
 
 /*
  * The consumer's walk up to its next READ step: the groups done and the
- * bad blocks before it are handed on on the way.  1: the walk is over.
+ * bad blocks before it are handed on on the way.  *@over: the walk is
+ * over instead.
  */
-static errcode_t consume_to_read(struct iscan *s)
+static errcode_t consume_to_read(struct iscan *s, int *over)
 {
 	struct seg seg;
 	errcode_t err;
 
+	*over = 0;
 	for (;;) {
 		walk_next(&s->cons, &seg);
 		switch (seg.kind) {
@@ -248,7 +250,8 @@ static errcode_t consume_to_read(struct iscan *s)
 		case SEG_ERROR:
 			return seg.err;
 		default:
-			return 1;
+			*over = 1;
+			return 0;
 		}
 		if (err)
 			return err;
@@ -262,12 +265,15 @@ static errcode_t consume(void *priv, blk64_t blk, blk64_t len,
 	struct iscan *s = priv;
 	unsigned int bs = s->fs->blocksize;
 	errcode_t err;
+	int over;
 
 	while (len) {
 		if (!s->cur.len) {
-			err = consume_to_read(s);
+			err = consume_to_read(s, &over);
 			if (err)
-				return err == 1 ? EXT2_ET_INVALID_ARGUMENT : err;
+				return err;
+			if (over)
+				return EXT2_ET_INVALID_ARGUMENT;
 		}
 		/* both walks take the same steps: never seen */
 		if (s->cur.blk != blk)
@@ -324,6 +330,7 @@ errcode_t itable_scan(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	struct range_read_ops rops = { produce, consume };
 	struct iscan s;
 	errcode_t err;
+	int over;
 
 	if (ext2fs_has_feature_journal_dev(fs->super))
 		return EXT2_ET_EXTERNAL_JOURNAL_NOSUPP;	/* as the scan */
@@ -350,11 +357,9 @@ errcode_t itable_scan(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	if (!err && s.cur.len)
 		err = EXT2_ET_INVALID_ARGUMENT;	/* named, never read */
 	if (!err) {
-		err = consume_to_read(&s);
-		if (!err)
+		err = consume_to_read(&s, &over);
+		if (!err && !over)
 			err = EXT2_ET_INVALID_ARGUMENT;
-		else if (err == 1)
-			err = 0;
 	}
 	ext2fs_free_mem(&s.bad);
 	ext2fs_free_mem(&s.zero);

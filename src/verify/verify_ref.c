@@ -38,9 +38,11 @@ static errcode_t name_owner(struct verify *v, blk64_t blk, blk64_t len,
 		}
 		unnamed += !c->named;
 	}
-	/* every owner found: stop the walk (not a cancel: that is
-	   E2TRIM_ERR_INTERRUPTED, never seen while naming) */
-	return unnamed ? 0 : EXT2_ET_CANCEL_REQUESTED;
+	/*
+	 * Every owner found: stop the walk, as a cancel stops it (the naming
+	 * walk looks for no cancel, so this is the only stop it sees).
+	 */
+	return unnamed ? 0 : E2TRIM_ERR_INTERRUPTED;
 }
 
 /*

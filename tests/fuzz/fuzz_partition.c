@@ -43,7 +43,7 @@ static uint32_t le32(const uint8_t *p)
 }
 
 /* Zeroes, then every record that falls into [off, off + len), in order. */
-static int sparse_read(void *ctx, void *buf, size_t len, uint64_t off)
+static errcode_t sparse_read(void *ctx, void *buf, size_t len, uint64_t off)
 {
 	const struct sparse_disk *d = ctx;
 	size_t i;

@@ -166,7 +166,7 @@ static void test_ebr_in_container(void **state)
 /* An image in memory, read through a part_reader as NBD would be. */
 static unsigned char disk[64 * 1024 * S / 64];
 
-static int mem_read(void *ctx, void *buf, size_t len, uint64_t off)
+static errcode_t mem_read(void *ctx, void *buf, size_t len, uint64_t off)
 {
 	(void)ctx;
 	memcpy(buf, disk + off, len);
@@ -191,6 +191,7 @@ static void test_mbr_ebr_chain(void **state)
 				  .sector_size = S, .blkid_fd = -1 };
 	struct part_table t = { .type = "dos" };
 	struct part_problem p;
+	enum mbr_kind kind;
 
 	(void)state;
 	memset(disk, 0, sizeof(disk));
@@ -201,7 +202,8 @@ static void test_mbr_ebr_chain(void **state)
 	put_entry(200, 1, 0x05, 300, 400);
 	/* EBR at 500: logical 6 at 520 */
 	put_entry(500, 0, 0x83, 20, 300);
-	assert_int_equal(mbr_probe(&rd), MBR_DOS);
+	assert_int_equal(mbr_probe(&rd, &kind), 0);
+	assert_int_equal(kind, MBR_DOS);
 	assert_int_equal(mbr_read(&rd, &t), 0);
 	/* MBR, 1, 2, EBR, 5, EBR, 6 */
 	assert_int_equal(t.n, 7);
@@ -223,18 +225,22 @@ static void test_mbr_ebr_chain(void **state)
 
 	/* type 0xEE: a GPT's protective MBR */
 	put_entry(0, 2, 0xEE, 1, 10);
-	assert_int_equal(mbr_probe(&rd), MBR_PROTECTIVE);
+	assert_int_equal(mbr_probe(&rd, &kind), 0);
+	assert_int_equal(kind, MBR_PROTECTIVE);
 	/* a boot flag other than 0 and 0x80: no table, as for the kernel */
 	disk[446] = 0x12;
-	assert_int_equal(mbr_probe(&rd), MBR_NONE);
+	assert_int_equal(mbr_probe(&rd, &kind), 0);
+	assert_int_equal(kind, MBR_NONE);
 	disk[446] = 0;
 	/* "FAT" where a BPB names it: a FAT boot sector only with a BPB */
 	memcpy(disk + 0x36, "FAT16   ", 8);
-	assert_int_equal(mbr_probe(&rd), MBR_PROTECTIVE);
+	assert_int_equal(mbr_probe(&rd, &kind), 0);
+	assert_int_equal(kind, MBR_PROTECTIVE);
 	disk[11] = 0x00;
 	disk[12] = 0x02;	/* 512 bytes per sector */
 	disk[13] = 8;		/* sectors per cluster */
-	assert_int_equal(mbr_probe(&rd), MBR_NONE);
+	assert_int_equal(mbr_probe(&rd, &kind), 0);
+	assert_int_equal(kind, MBR_NONE);
 }
 
 int main(void)

@@ -82,7 +82,8 @@ static void record(struct fake *f, uint64_t start, uint64_t len)
 		test_stop = 1;
 }
 
-static int fake_request(struct target *t, uint64_t start, uint64_t len)
+/* A back end's answer: the fault, as the kernel gives it, made errno. */
+static errcode_t fake_request(struct target *t, uint64_t start, uint64_t len)
 {
 	struct fake *f = t->priv;
 	int res;
@@ -95,7 +96,7 @@ static int fake_request(struct target *t, uint64_t start, uint64_t len)
 		f->ok_requests++;
 		f->ok_bytes += len;
 	}
-	return res;
+	return target_kernel_res(res);
 }
 
 /* The oldest request in flight completes. */
@@ -108,10 +109,10 @@ static void complete_oldest(struct fake *f)
 		f->ok_requests++;
 		f->ok_bytes += f->len[i];
 	}
-	target_complete(&f->t, f->start[i], f->len[i], res);
+	target_complete(&f->t, f->start[i], f->len[i], target_kernel_res(res));
 }
 
-static int fake_submit(struct target *t, uint64_t start, uint64_t len)
+static errcode_t fake_submit(struct target *t, uint64_t start, uint64_t len)
 {
 	struct fake *f = t->priv;
 
@@ -126,7 +127,7 @@ static int fake_submit(struct target *t, uint64_t start, uint64_t len)
 	return t->error;
 }
 
-static int fake_finish(struct target *t)
+static errcode_t fake_finish(struct target *t)
 {
 	struct fake *f = t->priv;
 
@@ -135,8 +136,8 @@ static int fake_finish(struct target *t)
 	return t->error;
 }
 
-static int fake_next_data(struct target *t, uint64_t start, uint64_t end,
-			  uint64_t *ds, uint64_t *de)
+static errcode_t fake_next_data(struct target *t, uint64_t start,
+				uint64_t end, uint64_t *ds, uint64_t *de)
 {
 	struct fake *f = t->priv;
 	size_t i;
@@ -145,16 +146,17 @@ static int fake_next_data(struct target *t, uint64_t start, uint64_t end,
 		if (f->data[i][1] <= start)
 			continue;
 		if (f->data[i][0] >= end)
-			return 1;
+			break;
 		*ds = f->data[i][0] > start ? f->data[i][0] : start;
 		*de = f->data[i][1] < end ? f->data[i][1] : end;
 		return 0;
 	}
-	return 1;
+	*ds = *de = end;	/* a hole to the end */
+	return 0;
 }
 
 /* Called where nothing may be issued at all. */
-static int no_request(struct target *t, uint64_t start, uint64_t len)
+static errcode_t no_request(struct target *t, uint64_t start, uint64_t len)
 {
 	(void)t;
 	(void)start;
@@ -195,9 +197,9 @@ static void fake_init(struct fake *f, const struct target_ops *ops,
 }
 
 /* What the plan does: extent after extent until one fails, then finish. */
-static int drive(struct fake *f, const uint64_t (*ext)[2], size_t n)
+static errcode_t drive(struct fake *f, const uint64_t (*ext)[2], size_t n)
 {
-	int rc = 0, frc;
+	errcode_t rc = 0, frc;
 	size_t i;
 
 	for (i = 0; i < n && !rc; i++)
@@ -301,7 +303,7 @@ static void test_sync_faults(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
 		for (j = 0; j < sizeof(fault_at) / sizeof(fault_at[0]); j++) {
-			int want = faults[i] < 0 ? faults[i] : -EIO;
+			errcode_t want = faults[i] < 0 ? -faults[i] : EIO;
 			unsigned int at = fault_at[j], k;
 			uint64_t bytes = 0;
 			struct fake f;
@@ -332,7 +334,7 @@ static void test_async_faults(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
 		for (j = 0; j < sizeof(fault_at) / sizeof(fault_at[0]); j++) {
-			int want = faults[i] < 0 ? faults[i] : -EIO;
+			errcode_t want = faults[i] < 0 ? -faults[i] : EIO;
 			unsigned int at = fault_at[j], issued;
 			struct fake f;
 
@@ -369,17 +371,17 @@ static void test_complete_first_error_wins(void **state)
 	(void)state;
 	fake_init(&f, &sync_ops, 1, 0, 0);
 	target_complete(&f.t, 4096, 4096, 0);
-	target_complete(&f.t, 8192, 4096, -EINVAL);
-	target_complete(&f.t, 12288, 4096, -EIO);
+	target_complete(&f.t, 8192, 4096, EINVAL);
+	target_complete(&f.t, 12288, 4096, EIO);
 	target_complete(&f.t, 16384, 4096, 0);
-	assert_int_equal(f.t.error, -EINVAL);
+	assert_int_equal(f.t.error, EINVAL);
 	assert_int_equal(f.t.error_start, 8192);
 	assert_int_equal(f.t.stats.requests, 2);
 	assert_int_equal(f.t.stats.bytes, 8192);
 
 	fake_init(&f, &sync_ops, 1, 0, 0);
-	target_complete(&f.t, 4096, 4096, SHORT);
-	assert_int_equal(f.t.error, -EIO);
+	target_complete(&f.t, 4096, 4096, target_kernel_res(SHORT));
+	assert_int_equal(f.t.error, EIO);
 	assert_int_equal(f.t.stats.requests, 0);
 	assert_int_equal(f.t.stats.bytes, 0);
 }
@@ -585,13 +587,14 @@ static void test_stop_sync(void **state)
 	(void)state;
 	fake_init(&f, &sync_ops, 4 * K, 0, 64 * K);
 	f.stop_after = 3;	/* in the middle of the second extent */
-	assert_int_equal(drive(&f, plan, PLAN_N), 1);
+	assert_int_equal(drive(&f, plan, PLAN_N), E2TRIM_ERR_INTERRUPTED);
 	assert_int_equal(f.nreq, 3);
 	assert_int_equal(f.t.error, 0);
 	assert_int_equal(f.t.stats.requests, 3);
 	assert_int_equal(f.t.stats.bytes, 16 * K + 128 * K);
 	/* and every later extent is refused at once */
-	assert_int_equal(target_trim(&f.t, 8 * M, 64 * K), 1);
+	assert_int_equal(target_trim(&f.t, 8 * M, 64 * K),
+			 E2TRIM_ERR_INTERRUPTED);
 	assert_int_equal(f.nreq, 3);
 }
 
@@ -602,7 +605,7 @@ static void test_stop_async(void **state)
 	(void)state;
 	fake_init(&f, &async_ops, 4 * K, 0, 64 * K);
 	f.stop_after = 5;
-	assert_int_equal(drive(&f, plan, PLAN_N), 1);
+	assert_int_equal(drive(&f, plan, PLAN_N), E2TRIM_ERR_INTERRUPTED);
 	/* what was in flight completed, and counts */
 	assert_int_equal(f.nreq, 5);
 	assert_int_equal(f.done, 5);
@@ -618,7 +621,7 @@ static void test_stop_before_start(void **state)
 	(void)state;
 	fake_init(&f, &forbidden_ops, 4 * K, 0, 0);
 	test_stop = 1;
-	assert_int_equal(target_trim(&f.t, 0, 1 * M), 1);
+	assert_int_equal(target_trim(&f.t, 0, 1 * M), E2TRIM_ERR_INTERRUPTED);
 	assert_int_equal(f.t.stats.requests, 0);
 	assert_int_equal(f.t.stats.align_bytes, 0);
 }

@@ -29,6 +29,7 @@
 #endif
 
 #include "target.h"
+#include "target_uring.h"
 
 #define LEN 4096
 
@@ -93,13 +94,13 @@ int __wrap___io_uring_get_cqe(struct io_uring *ring,
 					 sigmask);
 }
 
-static int no_request(struct target *t, uint64_t start, uint64_t len)
+static errcode_t no_request(struct target *t, uint64_t start, uint64_t len)
 {
 	(void)t;
 	(void)start;
 	(void)len;
 	fail_msg("the io_uring target fell back to the ioctl");
-	return -EIO;
+	return EIO;
 }
 
 static const struct target_ops sync_ops = { .request = no_request };
@@ -172,7 +173,7 @@ static void test_submit_fails(void **state)
 	fx.submit_fail_from = 5;
 	fx.submit_rc = -EIO;
 	run(&t, 10);
-	assert_int_equal(t.error, -EIO);
+	assert_int_equal(t.error, EIO);
 	assert_int_equal(t.error_start, 4 * LEN);
 	assert_int_equal(t.stats.requests, 4);
 	assert_int_equal(t.stats.bytes, 4 * LEN);
@@ -202,7 +203,7 @@ static void test_first_wait_fails(void **state)
 	fx.defer = 1;
 	fx.wait_fail_at = 1;
 	run(&t, 10);
-	assert_int_equal(t.error, -EIO);
+	assert_int_equal(t.error, EIO);
 	assert_int_equal(t.error_start, 0);
 	assert_int_equal(t.stats.requests, 0);
 	assert_int_equal(t.stats.bytes, 0);
@@ -220,7 +221,7 @@ static void test_later_wait_fails(void **state)
 	fx.defer = 1;
 	fx.wait_fail_at = 2;
 	run(&t, 100);
-	assert_int_equal(t.error, -EIO);
+	assert_int_equal(t.error, EIO);
 	assert_int_equal(t.error_start, 1 * LEN);
 	assert_int_equal(t.stats.requests, 1);
 	assert_int_equal(t.stats.bytes, 1 * LEN);
