@@ -92,7 +92,7 @@ DEPFLAGS = -MMD -MP
 # through src/e2trim.h only.
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
-	    src/kept_buf.c src/errors.c \
+	    src/kept_buf.c src/errors.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
@@ -115,9 +115,9 @@ CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/jobs.c \
 	    src/cli/job_list.c src/cli/jobs_parts.c src/cli/jobs_run.c \
 	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c \
-	    src/cli/outcome.c
+	    src/cli/outcome.c src/cli/lib_opts.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
-SO_VERSION := 0
+SO_VERSION := 1
 LIB_A := $(B)/libe2trim.a
 LIB_SO := $(B)/libe2trim.so.$(SO_VERSION)
 BIN := $(B)/e2trim

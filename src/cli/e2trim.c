@@ -480,7 +480,9 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	errcode_t err;
 
 	progress_start(ctl, t);
-	err = e2trim_open(t, ctl->path, &ctl->opts);
+	err = cli_set_options(t, &ctl->opts);
+	if (!err)
+		err = e2trim_open(t, ctl->path);
 	o->opened = !err;
 	warn_new(ctl, t, &said, o);
 	if (!err)
@@ -489,7 +491,9 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	if (!err)
 		warn_forced(ctl, t, o);
 	if (!err)
-		err = e2trim_set_range(t, &ctl->range);
+		err = e2trim_set_range(t, ctl->range.start_bytes,
+				       ctl->range.len_bytes,
+				       ctl->range.minlen_bytes);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
 		err = timed_verify(t);
