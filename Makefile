@@ -1,6 +1,6 @@
 # e2trim - discard the free space of an unmounted ext2/ext3/ext4 filesystem
 #
-#   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.0
+#   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.1
 #   make demo       install what is missing, build, trim a sample image
 #   make check      install what is missing, build, run every test
 #   make check-layers  src/README.md's layer rule over the code
@@ -16,8 +16,8 @@
 #   make mutate-code  deliberate code mutants must fail the tests: MUTANTS_CODE=a,b,
 #                   MUTATE_CODE_QUICK=1 (tagged tests only), MUTATE_CODE_JOBS
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
-#   make E2TRIM_LINK=shared   the command links libe2trim.so.0, not .a
-#   make deb        the Debian packages e2trim, libe2trim0, libe2trim-dev,
+#   make E2TRIM_LINK=shared   the command links libe2trim.so.1, not .a
+#   make deb        the Debian packages e2trim, libe2trim1, libe2trim-dev,
 #                   in build/deb/ (dpkg-buildpackage; lintian, blhc)
 #   make check-boot boot Debian's kernel under QEMU with each boot
 #                   integration, installed from the package (root, ~10 min)
@@ -163,9 +163,9 @@ $(LIB_SO): $(LIB_OBJS) src/libe2trim.map
 	ln -sf libe2trim.so.$(SO_VERSION) $(B)/libe2trim.so
 
 # The command links the static library: it runs wherever it is installed,
-# with no ldconfig and no libe2trim.so.0 in the library path.
-# E2TRIM_LINK=shared links libe2trim.so.0 instead, as the Debian package
-# does (its libe2trim0 is where the dynamic linker looks).
+# with no ldconfig and no libe2trim.so.1 in the library path.
+# E2TRIM_LINK=shared links libe2trim.so.1 instead, as the Debian package
+# does (its libe2trim1 is where the dynamic linker looks).
 E2TRIM_LINK ?= static
 ifeq ($(E2TRIM_LINK),shared)
 BIN_LIB := $(LIB_SO)
