@@ -530,10 +530,8 @@ static void keep_outcome(const struct cli_control *ctl, struct outcome *o,
 		e2trim_message(t, err, o->message, sizeof(o->message));
 	else if (err)
 		e2trim_message(NULL, err, o->message, sizeof(o->message));
-	if (t) {
-		o->res = *e2trim_result(t);
-		o->hist = *e2trim_histogram(t);
-	}
+	if (t)
+		outcome_take(o, t);
 }
 
 static void run_target(const struct cli_control *base,
