@@ -37,7 +37,8 @@
  *
  * Link with `pkg-config --cflags --libs e2trim`.
  *
- * A handle's states (tests/unit/test_handle.c walks every arrow):
+ * A handle's states (tests/unit/test_handle.c walks every arrow, and
+ * tests/unit/test_api.c the setters'):
  *
  *   state     reached by                           what may follow
  *   NEW       e2trim_new(); a failed e2trim_open() the setters of options
