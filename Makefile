@@ -1,6 +1,6 @@
 # e2trim - discard the free space of an unmounted ext2/ext3/ext4 filesystem
 #
-#   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.0
+#   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.1
 #   make demo       install what is missing, build, trim a sample image
 #   make check      install what is missing, build, run every test
 #   make check-layers  src/README.md's layer rule over the code
@@ -19,8 +19,8 @@
 #   make mutate-code  deliberate code mutants must fail the tests: MUTANTS_CODE=a,b,
 #                   MUTATE_CODE_QUICK=1 (tagged tests only), MUTATE_CODE_JOBS
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
-#   make E2TRIM_LINK=shared   the command links libe2trim.so.0, not .a
-#   make deb        the Debian packages e2trim, libe2trim0, libe2trim-dev,
+#   make E2TRIM_LINK=shared   the command links libe2trim.so.1, not .a
+#   make deb        the Debian packages e2trim, libe2trim1, libe2trim-dev,
 #                   in build/deb/ (dpkg-buildpackage; lintian, blhc)
 #   make check-boot boot Debian's kernel under QEMU with each boot
 #                   integration, installed from the package (root, ~10 min)
@@ -96,7 +96,7 @@ DEPFLAGS = -MMD -MP
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/run_cmd_many.c \
-	    src/kept_buf.c src/errors.c \
+	    src/kept_buf.c src/errors.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
@@ -119,9 +119,9 @@ CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/jobs.c \
 	    src/cli/job_list.c src/cli/jobs_parts.c src/cli/jobs_run.c \
 	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c \
-	    src/cli/outcome.c
+	    src/cli/outcome.c src/cli/lib_opts.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
-SO_VERSION := 0
+SO_VERSION := 1
 LIB_A := $(B)/libe2trim.a
 LIB_SO := $(B)/libe2trim.so.$(SO_VERSION)
 BIN := $(B)/e2trim
@@ -131,7 +131,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
 	      test_check_desc test_image_format test_handle test_cancel \
-	      test_apply_error
+	      test_apply_error test_api
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
@@ -167,9 +167,9 @@ $(LIB_SO): $(LIB_OBJS) src/libe2trim.map
 	ln -sf libe2trim.so.$(SO_VERSION) $(B)/libe2trim.so
 
 # The command links the static library: it runs wherever it is installed,
-# with no ldconfig and no libe2trim.so.0 in the library path.
-# E2TRIM_LINK=shared links libe2trim.so.0 instead, as the Debian package
-# does (its libe2trim0 is where the dynamic linker looks).
+# with no ldconfig and no libe2trim.so.1 in the library path.
+# E2TRIM_LINK=shared links libe2trim.so.1 instead, as the Debian package
+# does (its libe2trim1 is where the dynamic linker looks).
 E2TRIM_LINK ?= static
 ifeq ($(E2TRIM_LINK),shared)
 BIN_LIB := $(LIB_SO)

@@ -51,7 +51,7 @@ errcode_t e2trim_new(struct e2trim **out)
 	t->fd = -1;
 	t->image_fd = -1;
 	t->range.len_bytes = UINT64_MAX;
-	t->res.range.len_bytes = UINT64_MAX;
+	lib_reset_result(t);
 	*out = t;
 	return 0;
 }
@@ -62,6 +62,8 @@ void e2trim_free(struct e2trim *t)
 		return;
 	open_close(t);
 	free(t->path);
+	free(t->opt.format);
+	free(t->parts);
 	free(t);
 }
 
@@ -107,23 +109,22 @@ errcode_t e2trim_verify(struct e2trim *t)
 }
 
 /* FITRIM's rules: the range must start inside and span a whole block. */
-errcode_t e2trim_set_range(struct e2trim *t, const struct e2trim_range *r)
+errcode_t e2trim_set_range(struct e2trim *t, uint64_t start_bytes,
+			   uint64_t len_bytes, uint64_t minlen_bytes)
 {
-	struct plan_range range;
+	struct plan_range range = { start_bytes, len_bytes, minlen_bytes };
 	struct plan_blocks blk;
 
 	if (!t)
 		return E2TRIM_ERR_INVALID_ARGUMENT;
-	if (!r)
-		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no range");
-	range = (struct plan_range){ r->start_bytes, r->len_bytes,
-				     r->minlen_bytes };
 	if (!t->fs)
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
 	if (!plan_check_range(&t->geo, &range, &blk)) {
 		t->range = range;
-		t->res.range = *r;
-		t->res.minlen_applied_bytes = r->minlen_bytes;
+		t->res.range_start_bytes = start_bytes;
+		t->res.range_len_bytes = len_bytes;
+		t->res.range_minlen_bytes = minlen_bytes;
+		t->res.minlen_applied_bytes = minlen_bytes;
 		return 0;
 	}
 	if (range.len_bytes < t->geo.block_size)
@@ -224,6 +225,7 @@ static errcode_t run_plan(struct e2trim *t, struct walk *w)
 	r->extents_below_minimum = st.skipped_extents;
 	r->bytes_below_minimum = st.skipped_bytes;
 	t->hist = st.hist;
+	t->hist.struct_size = sizeof(t->hist);
 	return err;
 }
 

@@ -8,7 +8,9 @@
  *
  *	struct e2trim *t;
  *	errcode_t err = e2trim_new(&t);
- *	if (!err) err = e2trim_open(t, "disk.img", &opts);  // + refusals
+ *	if (!err) err = e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN);  // options:
+ *	if (!err) err = e2trim_set_partition(t, 2);  //   before the open
+ *	if (!err) err = e2trim_open(t, "disk.img");  // + refusals
  *	if (!err) err = e2trim_check(t);      // safety gates (optional:
  *	if (!err) err = e2trim_verify(t);     //   apply runs them if not)
  *	if (!err) err = e2trim_apply(t, NULL, NULL);
@@ -35,15 +37,18 @@
  *
  * Link with `pkg-config --cflags --libs e2trim`.
  *
- * A handle's states (tests/unit/test_handle.c walks every arrow):
+ * A handle's states (tests/unit/test_handle.c walks every arrow, and
+ * tests/unit/test_api.c the setters'):
  *
  *   state     reached by                           what may follow
- *   NEW       e2trim_new(); a failed e2trim_open() e2trim_open() (-> OPEN),
- *             (it closed what it had opened);      e2trim_probe() and
- *             e2trim_probe(), e2trim_partitions()  e2trim_partitions()
- *             (they keep nothing open)             (-> NEW); the stages:
+ *   NEW       e2trim_new(); a failed e2trim_open() the setters of options
+ *             (it closed what it had opened);      (-> NEW), e2trim_open()
+ *             e2trim_probe(), e2trim_partitions()  (-> OPEN), e2trim_probe()
+ *             (they keep nothing open)             and e2trim_partitions()
+ *                                                  (-> NEW); the stages:
  *                                                  E2TRIM_ERR_BAD_CALL
- *   OPEN      e2trim_open() returned 0             the stages; open, probe,
+ *   OPEN      e2trim_open() returned 0             the stages; the option
+ *                                                  setters, open, probe,
  *                                                  partitions: BAD_CALL
  *   CHECKED   e2trim_check() returned 0            verify, set_range, plan
  *   VERIFIED  e2trim_verify() returned 0           plan, apply (again too)
@@ -56,23 +61,27 @@
  * state: only e2trim_detail() (the particulars of the last error) moves.
  * A NULL handle or pointer is refused with E2TRIM_ERR_INVALID_ARGUMENT
  * (exit code 3); the getters then return NULL (e2trim_result(),
- * e2trim_histogram(), e2trim_warning()), "" (e2trim_detail()) or 0
- * (e2trim_forced()), and the setters do nothing.
+ * e2trim_histogram(), e2trim_partition(), e2trim_warning()), ""
+ * (e2trim_detail()) or 0 (e2trim_forced()), and e2trim_set_cancel() and
+ * e2trim_set_progress() do nothing.
  *
  * How long what the library hands out stays valid:
  *  - e2trim_result(), e2trim_histogram(): the handle's own, until
  *    e2trim_free(); their numbers change as the stages run;
+ *  - e2trim_partition(): the handle's own, until the next
+ *    e2trim_partitions() or e2trim_free();
  *  - e2trim_detail(): until the next call on the handle that fails;
  *  - e2trim_warning(), e2trim_forced()'s *detail: until the next
  *    e2trim_open() or e2trim_free();
- *  - e2trim_error_fix(), error_message() of E2TRIM_ERR_*: the library's
- *    constants, as long as it is loaded;
- *  - e2trim_message(), e2trim_error_desc(): the caller's buffer;
- *  - e2trim_partitions()'s *out: the caller's, to free().
- * What the caller hands in: @path and @opts are copied by e2trim_open()
- * (opts->format is read during the call only); the cancel flag and the
- * callbacks' @priv must stay valid while the handle may use them, that
- * is until they are set again or the handle is freed.
+ *  - e2trim_version(), e2trim_error_fix(), error_message() of
+ *    E2TRIM_ERR_*: the library's constants, as long as it is loaded;
+ *  - e2trim_message(), e2trim_error_desc(): the caller's buffer.
+ * What the caller hands in: @path and the format are copied; the cancel
+ * flag and the callbacks' @priv must stay valid while the handle may use
+ * them, that is until they are set again or the handle is freed.  The
+ * caller allocates no struct of the library's: options go in through
+ * setters, and what comes out is read through pointers (see
+ * E2TRIM_HAS below).
  */
 #ifndef E2TRIM_H
 #define E2TRIM_H
@@ -90,7 +99,7 @@ extern "C" {
 #include <et/com_err.h>
 #include <e2trim_err.h>
 
-#define E2TRIM_VERSION "0.1.0"
+#define E2TRIM_VERSION "0.2.0"
 
 /*
  * The e2trim command's exit codes.  0-3 are the usual outcomes; 10-27
@@ -142,60 +151,63 @@ enum e2trim_mode {
 				   where it is not zero */
 };
 
-/* What e2trim_open() is to do; zero-initialise, then set what you need. */
-struct e2trim_options {
-	unsigned int partition;	/* the filesystem is partition N (1-based,
-				   MBR or GPT) of a disk image; 0: none */
-	uint64_t offset_bytes;	/* or it starts this far into the image or
-				   device (with partition 0) */
-	enum e2trim_mode mode;
-	unsigned int dryrun : 1,	/* open read-only, discard nothing, but
-					   count exactly what would be */
-		     force : 1,		/* pass the gates of an unclean state
-					   (13, 14, 15) with a warning */
-		     no_verify : 1;	/* trust the bitmap: safe only right
-					   after a full e2fsck -f */
-	/*
-	 * The image's format as qemu names it ("qcow2", "vmdk", "raw"...);
-	 * NULL: told by its magic.  Anything but raw is opened through
-	 * qemu-nbd (Debian qemu-utils), as is an NBD URI given as the path
-	 * ("nbd://host/export", "nbd+unix:///?socket=/run/sock").
-	 */
-	const char *format;
-};
-
 /*
- * The range to trim, in bytes from the start of the filesystem, as
- * FITRIM takes it.  Extents shorter than minlen are left alone.
+ * What the library hands out grows only at its end, and says how big it
+ * is: struct e2trim_result, e2trim_histogram and e2trim_partition begin
+ * with @struct_size, the sizeof the library was built with.  A member
+ * added by a later release is past the struct_size of an older library:
+ * a program built with a newer header tests it before reading it,
+ *
+ *	if (E2TRIM_HAS(r, struct e2trim_result, bytes_zeroed)) ...
+ *
+ * (@ptr is evaluated more than once; false for NULL).  A caller never
+ * allocates, copies by value or indexes an array of these: it reads them
+ * through the pointers the getters return.  No public struct has
+ * bit-fields (their layout is the compiler's, and offsetof cannot take
+ * them): flags are uint8_t, 0 or 1.
  */
-struct e2trim_range {
-	uint64_t start_bytes;
-	uint64_t len_bytes;		/* UINT64_MAX: to the end */
-	uint64_t minlen_bytes;
-};
+#define E2TRIM_HAS(ptr, type, member)					\
+	((ptr) != NULL && (size_t)(ptr)->struct_size >=			\
+	 offsetof(type, member) + sizeof(((type *)(ptr))->member))
+
+/* For e2trim_set_flags(); a bit not named here is refused. */
+#define E2TRIM_FLAG_DRYRUN	0x1u	/* open read-only, discard nothing,
+					   but count exactly what would be */
+#define E2TRIM_FLAG_FORCE	0x2u	/* pass the gates of an unclean state
+					   (13, 14, 15) with a warning */
+#define E2TRIM_FLAG_NO_VERIFY	0x4u	/* trust the bitmap: safe only right
+					   after a full e2fsck -f */
 
 /*
  * Every number a report prints.  Owned by the handle, valid until
  * e2trim_free(); filled in as the stages run (apply updates it after
- * every request, so a callback may read it as progress).
+ * every request, so a callback may read it as progress).  New members
+ * go at the end only (E2TRIM_HAS).
  */
 struct e2trim_result {
+	uint32_t struct_size;		/* sizeof, as the library knows it */
 	/* the filesystem (after e2trim_open) */
+	uint32_t block_size;		/* bytes */
+	uint32_t cluster_size;		/* bytes; block_size unless bigalloc */
+	uint8_t is_blkdev;		/* 1: a block device, 0: a file, NBD */
+	uint8_t dryrun;			/* 1: E2TRIM_FLAG_DRYRUN */
+	uint8_t interrupted;		/* 1: stopped by the cancel flag */
+	uint8_t allocated_known;	/* 1: the allocated_* below are known */
 	char fs_type[8];		/* "ext2", "ext3" or "ext4", as blkid says */
 	char uuid[37];			/* "5b3c4e0a-6f1d-...", lower case */
 	char label[17];			/* s_volume_name, may be "" */
-	uint32_t block_size;		/* bytes */
-	uint32_t cluster_size;		/* bytes; block_size unless bigalloc */
+	/* through NBD: qemu's name of the image's format, "nbd" for a URI */
+	char image_format[16];
 	uint64_t blocks;		/* blocks in the filesystem */
 	uint64_t free_blocks;		/* as the superblock counts them */
 	uint64_t first_data_block;
 	uint64_t fs_offset_bytes;	/* where it starts in the file/device */
 	uint64_t size_bytes;		/* of the device, image or partition */
-	unsigned int is_blkdev : 1,
-		     dryrun : 1,
-		     interrupted : 1;
-	/* the range: as asked, and the minimum as applied */
-	struct e2trim_range range;
+	/* the range, as e2trim_set_range() was given it (whole: 0,
+	   UINT64_MAX, 0), and the minimum as applied */
+	uint64_t range_start_bytes;
+	uint64_t range_len_bytes;
+	uint64_t range_minlen_bytes;
 	uint64_t minlen_applied_bytes;	/* raised to the discard granularity */
 	/* the target's discard limits (after e2trim_apply) */
 	uint64_t granularity_bytes;	/* 1 when any byte range can go */
@@ -212,21 +224,6 @@ struct e2trim_result {
 	uint64_t bytes_already_sparse;	/* holes in an image: left alone */
 	uint64_t bytes_kept_for_alignment;	/* at extent edges */
 	uint64_t extents_too_small_aligned;	/* no whole granule inside */
-	/* a request that failed: -errno and where (0 if none did) */
-	int error_errno;
-	uint64_t error_start_bytes;
-	/*
-	 * Added after 0.1.0, at the end so that the layout above stays.
-	 * Image files: the bytes the file occupies on its host filesystem
-	 * (st_blocks * 512), when e2trim_open() began and when
-	 * e2trim_apply() ended; allocated_known is 0 for block devices,
-	 * where nothing says it.
-	 */
-	uint64_t allocated_before_bytes;
-	uint64_t allocated_after_bytes;
-	double seconds;			/* wall time from e2trim_open() to the
-					   end of e2trim_apply() (so far) */
-	unsigned int allocated_known : 1;
 	/*
 	 * E2TRIM_ZERO_FILL: of bytes_trimmed, those zeroed (dry run: that
 	 * would be) and those read and found zero, left alone.  bytes_zeroed
@@ -236,8 +233,20 @@ struct e2trim_result {
 	 */
 	uint64_t bytes_zeroed;
 	uint64_t bytes_already_zero;
-	/* through NBD: qemu's name of the image's format, "nbd" for a URI */
-	char image_format[16];
+	/* a request that failed: -errno and where (0 if none did) */
+	int32_t error_errno;
+	uint64_t error_start_bytes;
+	/*
+	 * Image files: the bytes the file occupies on its host filesystem
+	 * (st_blocks * 512), when e2trim_open() began and when
+	 * e2trim_apply() ended; allocated_known is 0 for block devices,
+	 * where nothing says it.
+	 */
+	uint64_t allocated_before_bytes;
+	uint64_t allocated_after_bytes;
+	double seconds;			/* wall time from e2trim_open() to the
+					   end of e2trim_apply() (so far) */
+	/* 0.2.0 ends here; later members below, and only below */
 };
 
 /*
@@ -249,6 +258,10 @@ struct e2trim_result {
  */
 #define E2TRIM_HISTOGRAM_BUCKETS 64
 
+/*
+ * Frozen: an array of these is inside struct e2trim_histogram, so a new
+ * per-bucket number would be a new array at the histogram's end.
+ */
 struct e2trim_histogram_bucket {
 	uint64_t min_bytes;		/* lower bound: unit_bytes << i */
 	uint64_t extents;
@@ -256,18 +269,20 @@ struct e2trim_histogram_bucket {
 };
 
 struct e2trim_histogram {
+	uint32_t struct_size;		/* sizeof, as the library knows it */
+	uint32_t nbuckets;		/* those up to the last non-empty one */
 	uint64_t unit_bytes;		/* one cluster (one block unless bigalloc) */
-	unsigned int nbuckets;		/* those up to the last non-empty one */
 	uint64_t extents;		/* the sum over the buckets */
 	uint64_t bytes;
 	struct e2trim_histogram_bucket bucket[E2TRIM_HISTOGRAM_BUCKETS];
+	/* 0.2.0 ends here; later members below, and only below */
 };
 
 struct e2trim;
 
 /*
  * The version of the library running, which may be newer than the
- * E2TRIM_VERSION a program was built with: "0.1.0", and its numbers
+ * E2TRIM_VERSION a program was built with: "0.2.0", and its numbers
  * into those of @major, @minor, @patch that are not NULL.  The string is
  * the library's own.
  */
@@ -278,20 +293,52 @@ const char *e2trim_version(unsigned int *major, unsigned int *minor,
 errcode_t e2trim_new(struct e2trim **out);
 
 /*
- * Open @path, a block device or image file, as @opts says (@opts may be
- * NULL: a real trim of the whole device).  Refuses a device that is
- * mounted or in use, and claims it (O_EXCL, loop devices over an image
- * included) until e2trim_free().  The superblock's own gates run here,
- * once (features, MMP, journal, orphans, clean state; with opts.force
- * the state gates pass, see e2trim_forced()): on a filesystem with
- * multi-mount protection a real trim then takes MMP, as e2fsck does, so
- * that nothing is ever written to a filesystem that is refused.  @path
- * is copied.  Options are checked first, before anything is opened: a
- * mode that is none of the four, or a partition with an offset, is
- * E2TRIM_ERR_INVALID_ARGUMENT.
+ * What the next e2trim_open(), e2trim_probe() (and, for the format,
+ * e2trim_partitions()) is to do.  Each setter may be called only before
+ * e2trim_open() has succeeded (state NEW; after: E2TRIM_ERR_BAD_CALL),
+ * checks its argument where it is given (E2TRIM_ERR_INVALID_ARGUMENT,
+ * the handle unchanged) and stays set for every later open of the
+ * handle, a failed one included.  Nothing set: a real trim (discard) of
+ * the whole file or device, its format told by its magic.
+ *
+ * e2trim_set_partition(): the filesystem is partition @partno (1-based,
+ * MBR or GPT) of a disk image; 0: none.  e2trim_set_offset(): or it
+ * starts @bytes into the image or device.  The two exclude each other:
+ * set the other one to 0 first.
  */
-errcode_t e2trim_open(struct e2trim *t, const char *path,
-		      const struct e2trim_options *opts);
+errcode_t e2trim_set_partition(struct e2trim *t, unsigned int partno);
+errcode_t e2trim_set_offset(struct e2trim *t, uint64_t bytes);
+
+/* How the space is given back: one of the four modes (default DISCARD). */
+errcode_t e2trim_set_mode(struct e2trim *t, enum e2trim_mode mode);
+
+/*
+ * E2TRIM_FLAG_* or'ed (replacing those set before; 0: none).  A bit this
+ * library does not know is refused, so that a program built with a
+ * newer header learns at once that its flag means nothing here.
+ */
+errcode_t e2trim_set_flags(struct e2trim *t, unsigned int flags);
+
+/*
+ * The image's format as qemu names it ("qcow2", "vmdk", "raw"...; 1 to
+ * 15 of a-z, 0-9, '-', '_'), copied; NULL: told by its magic.  Anything
+ * but raw is opened through qemu-nbd (Debian qemu-utils), as is an NBD
+ * URI given as the path ("nbd://host/export",
+ * "nbd+unix:///?socket=/run/sock").
+ */
+errcode_t e2trim_set_format(struct e2trim *t, const char *format);
+
+/*
+ * Open @path, a block device or image file, as the setters said.
+ * Refuses a device that is mounted or in use, and claims it (O_EXCL,
+ * loop devices over an image included) until e2trim_free().  The
+ * superblock's own gates run here, once (features, MMP, journal,
+ * orphans, clean state; with E2TRIM_FLAG_FORCE the state gates pass,
+ * see e2trim_forced()): on a filesystem with multi-mount protection a
+ * real trim then takes MMP, as e2fsck does, so that nothing is ever
+ * written to a filesystem that is refused.  @path is copied.
+ */
+errcode_t e2trim_open(struct e2trim *t, const char *path);
 
 /*
  * Only the first steps of e2trim_open(): refuse a device that is in use
@@ -301,7 +348,6 @@ errcode_t e2trim_open(struct e2trim *t, const char *path,
  * URI, which e2fsck cannot read, is refused (E2TRIM_ERR_USAGE).
  */
 errcode_t e2trim_probe(struct e2trim *t, const char *path,
-		       const struct e2trim_options *opts,
 		       uint64_t *fs_offset_bytes);
 
 /*
@@ -329,15 +375,19 @@ const char *e2trim_warning(const struct e2trim *t, unsigned int i);
 /*
  * Check who owns every block the bitmap calls free; refuse
  * (E2TRIM_ERR_UNVERIFIED) if anything references one.  Runs the gates
- * first if they have not run.  With opts.no_verify it does nothing.
+ * first if they have not run.  With E2TRIM_FLAG_NO_VERIFY it does
+ * nothing.
  */
 errcode_t e2trim_verify(struct e2trim *t);
 
 /*
- * The range to trim (the whole filesystem unless set), validated here
- * once: E2TRIM_ERR_RANGE_SHORT, E2TRIM_ERR_RANGE_OUTSIDE.
+ * The range to trim, in bytes from the start of the filesystem, as FITRIM
+ * takes it (@len_bytes UINT64_MAX: to the end); extents shorter than
+ * @minlen_bytes are left alone.  The whole filesystem unless set.
+ * Validated here once: E2TRIM_ERR_RANGE_SHORT, E2TRIM_ERR_RANGE_OUTSIDE.
  */
-errcode_t e2trim_set_range(struct e2trim *t, const struct e2trim_range *r);
+errcode_t e2trim_set_range(struct e2trim *t, uint64_t start_bytes,
+			   uint64_t len_bytes, uint64_t minlen_bytes);
 
 /*
  * Each free extent of the range, in ascending order, merged across group
@@ -452,9 +502,13 @@ const char *e2trim_error_fix(errcode_t code, enum e2trim_fix_for who);
 /* The e2trim command's exit code for @code: 0 for 0, 1 if unknown. */
 int e2trim_exit_code(errcode_t code);
 
-/* One partition of a disk image's table (see e2trim_partitions()). */
+/*
+ * One partition of a disk image's table (see e2trim_partitions()); new
+ * members go at the end only (E2TRIM_HAS).
+ */
 struct e2trim_partition {
-	unsigned int partno;		/* 1-based, as in /dev/sda1 */
+	uint32_t struct_size;		/* sizeof, as the library knows it */
+	uint32_t partno;		/* 1-based, as in /dev/sda1 */
 	uint64_t start_bytes;
 	uint64_t size_bytes;
 	char fs_type[8];		/* "ext2", "ext3", "ext4"; "" if none */
@@ -462,18 +516,30 @@ struct e2trim_partition {
 					   partition's own ("/dev/sdb2"); ""
 					   for an image, or when the kernel
 					   made none (loop without -P) */
+	/* 0.2.0 ends here; later members below, and only below */
 };
 
 /*
- * Every partition of the MBR or GPT table of @path (an image file or a
- * whole-disk device) that can hold a filesystem, in table order, with
- * the ext2/3/4 filesystem libblkid finds in each.  The whole table is
- * checked first, as for opts.partition (E2TRIM_ERR_PARTITION and the
- * like); E2TRIM_ERR_NO_PARTITION_TABLE if there is none.  Nothing stays
- * open; @t may then open one of them.  *@out is malloc'd: free() it.
+ * Read the MBR or GPT table of @path (an image file or a whole-disk
+ * device) into the handle: every partition that can hold a filesystem,
+ * in table order, with the ext2/3/4 filesystem libblkid finds in each;
+ * how many into *@n (if @n).  The whole table is checked first, as for
+ * e2trim_set_partition() (E2TRIM_ERR_PARTITION and the like);
+ * E2TRIM_ERR_NO_PARTITION_TABLE if there is none.  Read-only whatever
+ * the flags; the partition and offset set are not used.  Nothing stays
+ * open; @t may then open one of them.  The list read before is gone
+ * (empty after an error).
  */
 errcode_t e2trim_partitions(struct e2trim *t, const char *path,
-			    struct e2trim_partition **out, unsigned int *n);
+			    unsigned int *n);
+
+/*
+ * The @i-th (from 0) partition of the last e2trim_partitions(); NULL past
+ * the end.  The handle's own: valid until the next e2trim_partitions()
+ * or e2trim_free().
+ */
+const struct e2trim_partition *e2trim_partition(const struct e2trim *t,
+						unsigned int i);
 
 /* Close everything (releasing MMP, writing no metadata) and free @t. */
 void e2trim_free(struct e2trim *t);

@@ -24,9 +24,23 @@
 #define MAX_WARNINGS 4
 #define DETAIL_LEN 640
 
+/*
+ * What the setters of e2trim.h decided (options.c), for every open of the
+ * handle.  Inside the library, so bit-fields are fine here.
+ */
+struct lib_options {
+	unsigned int partition;		/* 1-based; 0: none */
+	uint64_t offset_bytes;		/* with partition 0 */
+	enum e2trim_mode mode;
+	unsigned int dryrun : 1,	/* E2TRIM_FLAG_DRYRUN */
+		     force : 1,		/* E2TRIM_FLAG_FORCE */
+		     no_verify : 1;	/* E2TRIM_FLAG_NO_VERIFY */
+	char *format;			/* the handle's copy; NULL: by magic */
+};
+
 struct e2trim {
 	char *path;			/* as given, for messages */
-	struct e2trim_options opt;
+	struct lib_options opt;
 	ext2_filsys fs;			/* libext2fs handle */
 	struct bitmap_stream *stream;	/* its block bitmap, group by group */
 	int fd;				/* our own: O_EXCL on a block device */
@@ -67,6 +81,8 @@ struct e2trim {
 	e2trim_progress_fn progress;	/* see e2trim_set_progress() */
 	void *progress_priv;
 	uint64_t progress_next;		/* report when done reaches it */
+	struct e2trim_partition *parts;	/* of the last e2trim_partitions() */
+	unsigned int nparts;
 	errcode_t cause;		/* the library's or errno underneath */
 	char detail[DETAIL_LEN];	/* particulars of the last error */
 };
@@ -118,6 +134,12 @@ static inline int lib_cancelled(const struct e2trim *t)
 }
 
 errcode_t lib_interrupted(struct e2trim *t);
+
+/*
+ * The result and histogram as a new handle has them: zeros, the whole
+ * range, and each public struct's struct_size (options.c).
+ */
+void lib_reset_result(struct e2trim *t);
 
 /* Is @code in errors.c's table?  (Every code of the .et must be.) */
 int errors_known(errcode_t code);

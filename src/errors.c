@@ -112,29 +112,30 @@ static const struct caller_fix {
 	const char *fix;
 } caller_fixes[] = {
 	{ E2TRIM_ERR_PARTITION_ON_BLKDEV,
-	  "open the partition's own device (such as /dev/sdb1) with "
-	  "opts.partition 0" },
+	  "open the partition's own device (such as /dev/sdb1), without "
+	  "e2trim_set_partition()" },
 	{ E2TRIM_ERR_PARTITION_TABLE,
-	  "check the image, or open it with opts.partition 0" },
+	  "check the image, or open it with e2trim_set_partition(t, 0)" },
 	{ E2TRIM_ERR_NO_PARTITION_TABLE,
-	  "set opts.partition to 0 for an image of one filesystem" },
+	  "call e2trim_set_partition(t, 0) for an image of one filesystem" },
 	{ E2TRIM_ERR_NO_PARTITION,
-	  "check opts.partition (1 is the first, as in /dev/sda1; "
-	  "e2trim_partitions() lists them)" },
+	  "check the number given to e2trim_set_partition() (1 is the first, "
+	  "as in /dev/sda1; e2trim_partitions() lists them)" },
 	{ E2TRIM_ERR_RANGE_SHORT,
 	  "give e2trim_set_range() a len_bytes of at least one block" },
 	{ E2TRIM_ERR_RANGE_OUTSIDE,
 	  "give e2trim_set_range() a start_bytes below the filesystem's size" },
 	{ E2TRIM_ERR_UNSUPPORTED,
-	  "nothing can be trimmed on it; open it with mode E2TRIM_ZEROOUT to "
-	  "write zeroes instead" },
+	  "nothing can be trimmed on it; open it on a new handle after "
+	  "e2trim_set_mode(t, E2TRIM_ZEROOUT) to write zeroes instead" },
 	{ E2TRIM_ERR_SECURE_FILE,
-	  "use mode E2TRIM_DISCARD or E2TRIM_ZEROOUT on an image file" },
+	  "open an image file on a new handle after e2trim_set_mode(t, "
+	  "E2TRIM_DISCARD) or E2TRIM_ZEROOUT" },
 	{ E2TRIM_ERR_DISCARD,
 	  "check the device for I/O errors, then call e2trim_apply() again" },
 	{ E2TRIM_ERR_DISCARD_UNSUPPORTED,
-	  "it does not support this kind of discard; open it with mode "
-	  "E2TRIM_DISCARD" },
+	  "it does not support this kind of discard; open it on a new handle "
+	  "after e2trim_set_mode(t, E2TRIM_DISCARD)" },
 	{ E2TRIM_ERR_INTERRUPTED,
 	  "call e2trim_apply() again (the flag cleared) to trim the rest" },
 	{ E2TRIM_ERR_USAGE,
@@ -142,10 +143,10 @@ static const struct caller_fix {
 	{ E2TRIM_ERR_FSCK_EXEC,
 	  "install e2fsprogs (the command runs e2fsck; the library never does)" },
 	{ E2TRIM_ERR_WHOLE_DISK,
-	  "list its partitions with e2trim_partitions() and open each with "
-	  "opts.partition" },
+	  "list its partitions with e2trim_partitions() and open each after "
+	  "e2trim_set_partition()" },
 	{ E2TRIM_ERR_NO_EXT_PARTITION,
-	  "check the image name, or set opts.partition" },
+	  "check the image name, or call e2trim_set_partition()" },
 	{ E2TRIM_ERR_ZERO_FILL,
 	  "check the device for I/O errors, then call e2trim_apply() again" },
 	{ E2TRIM_ERR_IMAGE_LOCKED,

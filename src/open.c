@@ -280,10 +280,10 @@ static errcode_t open_fs(struct e2trim *t)
 /*
  * What open, probe and partitions refuse before they touch the handle:
  * a NULL argument, or a handle that is open already (it stays open, as it
- * was).  See the states in e2trim.h.
+ * was).  The options were checked by their setters.  See the states in
+ * e2trim.h.
  */
-static errcode_t open_refused(struct e2trim *t, const char *path,
-			      const struct e2trim_options *opts)
+static errcode_t open_refused(struct e2trim *t, const char *path)
 {
 	if (!t)
 		return E2TRIM_ERR_INVALID_ARGUMENT;
@@ -292,23 +292,16 @@ static errcode_t open_refused(struct e2trim *t, const char *path,
 	if (t->path)
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened: %s",
 				t->path);
-	if (opts && (unsigned int)opts->mode > E2TRIM_ZERO_FILL)
-		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT,
-				"no such mode: %u", (unsigned int)opts->mode);
-	/* a partition's start is the table's: an offset would be ignored */
-	if (opts && opts->partition && opts->offset_bytes)
-		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "opts.partition "
-				"and opts.offset_bytes exclude each other");
 	return 0;
 }
 
 /*
  * A new open starts from a handle as e2trim_new() made it, whatever a
- * failed open, a probe or a listing left in it (the callbacks stay).
+ * failed open, a probe or a listing left in it (the options, callbacks
+ * and the partition list stay).
  */
 static void reset_for_open(struct e2trim *t)
 {
-	t->opt = (struct e2trim_options){ 0 };
 	t->is_blkdev = 0;
 	t->size_bytes = 0;
 	t->offset_bytes = 0;
@@ -320,15 +313,12 @@ static void reset_for_open(struct e2trim *t)
 	t->nforced = 0;
 	t->nwarnings = 0;
 	t->range = (struct plan_range){ 0, UINT64_MAX, 0 };
-	memset(&t->res, 0, sizeof(t->res));
-	t->res.range.len_bytes = UINT64_MAX;
-	memset(&t->hist, 0, sizeof(t->hist));
+	lib_reset_result(t);
 	t->progress_next = 0;
 }
 
 /* The first steps, shared by open and probe. */
-static errcode_t open_steps(struct e2trim *t, const char *path,
-			    const struct e2trim_options *opts)
+static errcode_t open_steps(struct e2trim *t, const char *path)
 {
 	errcode_t err;
 
@@ -336,8 +326,6 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 	t->path = strdup(path);
 	if (!t->path)
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
-	if (opts)
-		t->opt = *opts;
 	clock_gettime(CLOCK_MONOTONIC, &t->opened);
 	t->res.dryrun = t->opt.dryrun;
 	if (nbd_is_uri(path)) {
@@ -358,7 +346,6 @@ static errcode_t open_steps(struct e2trim *t, const char *path,
 		if (!err && !t->nbd)
 			err = hold_image_locks(t);
 	}
-	t->opt.format = NULL;	/* the caller's string: used only here */
 	if (!err && (t->opt.partition || t->opt.offset_bytes))
 		err = open_locate_partition(t);
 	t->res.is_blkdev = t->is_blkdev;
@@ -406,18 +393,19 @@ static void fill_geometry(struct e2trim *t)
 	t->range.start_bytes = 0;
 	t->range.len_bytes = UINT64_MAX;
 	t->range.minlen_bytes = 0;
-	r->range = (struct e2trim_range){ 0, UINT64_MAX, 0 };
+	r->range_start_bytes = 0;
+	r->range_len_bytes = UINT64_MAX;
+	r->range_minlen_bytes = 0;
 }
 
-errcode_t e2trim_open(struct e2trim *t, const char *path,
-		      const struct e2trim_options *opts)
+errcode_t e2trim_open(struct e2trim *t, const char *path)
 {
 	errcode_t err;
 
-	err = open_refused(t, path, opts);
+	err = open_refused(t, path);
 	if (err)
 		return err;
-	err = open_steps(t, path, opts);
+	err = open_steps(t, path);
 	if (!err)
 		err = open_fs(t);
 	if (!err) {
@@ -432,16 +420,15 @@ errcode_t e2trim_open(struct e2trim *t, const char *path,
 }
 
 errcode_t e2trim_probe(struct e2trim *t, const char *path,
-		       const struct e2trim_options *opts,
 		       uint64_t *fs_offset_bytes)
 {
-	errcode_t err = open_refused(t, path, opts);
+	errcode_t err = open_refused(t, path);
 
 	if (!err && !fs_offset_bytes)
 		err = lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no offset");
 	if (err)
 		return err;
-	err = open_steps(t, path, opts);
+	err = open_steps(t, path);
 	/* e2fsck reads devices and raw images only, never through NBD */
 	if (!err && t->nbd)
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
@@ -458,30 +445,53 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 	return err;
 }
 
+/*
+ * The list stays in the handle, handed out one entry at a time
+ * (e2trim_partition()): no caller indexes an array of a struct that may
+ * grow.
+ */
 errcode_t e2trim_partitions(struct e2trim *t, const char *path,
-			    struct e2trim_partition **out, unsigned int *n)
+			    unsigned int *n)
 {
-	/* read-only: listing writes nothing */
-	struct e2trim_options ro = { .dryrun = 1 };
+	struct lib_options saved;
 	errcode_t err;
 
-	err = open_refused(t, path, NULL);
-	if (!err && (!out || !n))
-		err = lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no list");
+	err = open_refused(t, path);
 	if (err)
 		return err;
-	*out = NULL;
-	*n = 0;
-	err = open_steps(t, path, &ro);
+	if (n)
+		*n = 0;
+	free(t->parts);
+	t->parts = NULL;
+	t->nparts = 0;
+	/* read-only (listing writes nothing), the whole table, its format */
+	saved = t->opt;
+	t->opt.dryrun = 1;
+	t->opt.partition = 0;
+	t->opt.offset_bytes = 0;
+	err = open_steps(t, path);
 	if (!err)
-		err = open_partition_list(t, out, n);
+		err = open_partition_list(t, &t->parts, &t->nparts);
 	if (!err && t->is_blkdev)
-		partition_devices(t->fd, *out, *n);
+		partition_devices(t->fd, t->parts, t->nparts);
 	open_close(t);
 	free(t->path);
 	t->path = NULL;
-	t->opt = (struct e2trim_options){ 0 };
+	t->opt = saved;
+	if (err) {
+		free(t->parts);
+		t->parts = NULL;
+		t->nparts = 0;
+	}
+	if (n)
+		*n = t->nparts;
 	return err;
+}
+
+const struct e2trim_partition *e2trim_partition(const struct e2trim *t,
+						unsigned int i)
+{
+	return t && i < t->nparts ? &t->parts[i] : NULL;
 }
 
 void open_close(struct e2trim *t)

@@ -28,11 +28,32 @@ enum progress_mode {
 	PROGRESS_OFF,
 };
 
+/*
+ * What the command line asks of each filesystem it opens: the library
+ * takes these through its setters (cli_set_options()).
+ */
+struct cli_opts {
+	unsigned int partition;		/* -p N, or of -p all; 0: none */
+	uint64_t offset_bytes;		/* "image?offset=N" */
+	enum e2trim_mode mode;		/* -s, -z, --zero-fill */
+	unsigned int dryrun : 1,	/* -n */
+		     force : 1,		/* -f */
+		     no_verify : 1;	/* --no-verify, --fsck=force */
+	const char *format;		/* --format: argv's */
+};
+
+/* -o, -l, -m: FITRIM's range, as e2trim_set_range() takes it */
+struct cli_range {
+	uint64_t start_bytes;
+	uint64_t len_bytes;		/* UINT64_MAX: to the end */
+	uint64_t minlen_bytes;
+};
+
 struct cli_control {
 	const char *device;	/* the target in messages (one at a time) */
 	const char *path;	/* what to open: device without "?offset=N" */
-	struct e2trim_range range;	/* -o, -l, -m */
-	struct e2trim_options opts;	/* -p, -s, -z, -n, -f, --no-verify,
+	struct cli_range range;	/* -o, -l, -m */
+	struct cli_opts opts;	/* -p, -s, -z, -n, -f, --no-verify,
 					   --zero-fill, --format */
 	enum fsck_mode fsck;	/* --fsck[=force]; -n makes it e2fsck -n */
 	char **names;		/* the TARGET arguments */
@@ -60,6 +81,9 @@ struct cli_control {
  */
 void warnx_target(const char *target, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* @o into @t's setters, before e2trim_open() or e2trim_probe(). */
+errcode_t cli_set_options(struct e2trim *t, const struct cli_opts *o);
 
 /* @err from a call on @t, as e2trim_message() words it. */
 void warn_code(const char *target, const struct e2trim *t, errcode_t err);

@@ -480,7 +480,9 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	errcode_t err;
 
 	progress_start(ctl, t);
-	err = e2trim_open(t, ctl->path, &ctl->opts);
+	err = cli_set_options(t, &ctl->opts);
+	if (!err)
+		err = e2trim_open(t, ctl->path);
 	o->opened = !err;
 	warn_new(ctl, t, &said, o);
 	if (!err)
@@ -489,7 +491,9 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	if (!err)
 		warn_forced(ctl, t, o);
 	if (!err)
-		err = e2trim_set_range(t, &ctl->range);
+		err = e2trim_set_range(t, ctl->range.start_bytes,
+				       ctl->range.len_bytes,
+				       ctl->range.minlen_bytes);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
 		err = timed_verify(t);
@@ -526,10 +530,8 @@ static void keep_outcome(const struct cli_control *ctl, struct outcome *o,
 		e2trim_message(t, err, o->message, sizeof(o->message));
 	else if (err)
 		e2trim_message(NULL, err, o->message, sizeof(o->message));
-	if (t) {
-		o->res = *e2trim_result(t);
-		o->hist = *e2trim_histogram(t);
-	}
+	if (t)
+		outcome_take(o, t);
 }
 
 static void run_target(const struct cli_control *base,

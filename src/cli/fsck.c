@@ -144,7 +144,9 @@ errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 	 * business: e2fsck -p on a filesystem mounted through a loop device
 	 * would repair it under the kernel's feet.
 	 */
-	err = e2trim_probe(t, ctl->path, &ctl->opts, &offset_bytes);
+	err = cli_set_options(t, &ctl->opts);
+	if (!err)
+		err = e2trim_probe(t, ctl->path, &offset_bytes);
 	if (err) {
 		warn_code(ctl->device, t, err);
 		return err;

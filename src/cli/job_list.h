@@ -35,7 +35,7 @@ struct job {
 	char *name;		/* as given: JSON's "target" */
 	char *label;		/* in messages: the name, or "<name>, partition N" */
 	char *path;		/* what is opened: the name without "?offset=N" */
-	struct e2trim_options opts;	/* partition, offset */
+	struct cli_opts opts;	/* partition, offset */
 	struct disk_key disk;	/* -j: never two on one disk at once */
 	struct disk_key same;	/* given twice: same file/device ... */
 	uint64_t same_offset_bytes;	/* ... at the same offset (loop -o) */

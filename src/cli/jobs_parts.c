@@ -66,11 +66,11 @@ static int add_partition(struct job_list *nl, const struct job *r,
 /* @r's ext partitions into @nl; its own error entry if there are none. */
 static int expand(struct job_list *nl, const struct job *r)
 {
-	struct e2trim_partition *p = NULL;
+	const struct e2trim_partition *p;
 	struct e2trim *t = NULL;
 	struct job *q;
 	char msg[1024];
-	unsigned int i, n = 0, next = 0;
+	unsigned int i, next = 0;
 	struct stat st;
 	errcode_t err;
 	int blkdev = !stat(r->path, &st) && S_ISBLK(st.st_mode);
@@ -78,12 +78,12 @@ static int expand(struct job_list *nl, const struct job *r)
 
 	err = e2trim_new(&t);
 	if (!err)
-		err = e2trim_partitions(t, r->path, &p, &n);
-	for (i = 0; !err && !ret && i < n; i++) {
-		if (!p[i].fs_type[0])
+		err = e2trim_partitions(t, r->path, NULL);
+	for (i = 0; !err && !ret && (p = e2trim_partition(t, i)); i++) {
+		if (!p->fs_type[0])
 			continue;
 		next++;
-		ret = add_partition(nl, r, &p[i], blkdev);
+		ret = add_partition(nl, r, p, blkdev);
 	}
 	if (!err && !next && !ret)
 		err = E2TRIM_ERR_NO_EXT_PARTITION;
@@ -95,7 +95,6 @@ static int expand(struct job_list *nl, const struct job *r)
 		else
 			ret = -1;
 	}
-	free(p);
 	e2trim_free(t);
 	return ret;
 }

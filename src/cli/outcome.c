@@ -72,3 +72,20 @@ void outcome_free(struct outcome *o)
 	texts_free(&o->forced);
 	texts_free(&o->warnings);
 }
+
+/* What both the header and the library know; zeros past the library's. */
+static void copy_sized(void *dst, size_t dst_size, const void *src,
+		       uint32_t src_size)
+{
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, src_size < dst_size ? src_size : dst_size);
+}
+
+void outcome_take(struct outcome *o, const struct e2trim *t)
+{
+	const struct e2trim_result *r = e2trim_result(t);
+	const struct e2trim_histogram *h = e2trim_histogram(t);
+
+	copy_sized(&o->res, sizeof(o->res), r, r->struct_size);
+	copy_sized(&o->hist, sizeof(o->hist), h, h->struct_size);
+}

@@ -46,6 +46,14 @@ int outcome_add_text(struct outcome_texts *l, const char *text);
 void outcome_free(struct outcome *o);
 
 /*
+ * @t's result and histogram into @o's copies.  The command may run on an
+ * older libe2trim.so.1 than its header (the package's symbols file allows
+ * it): what the library's struct_size covers is copied, the members it
+ * is too old for are zero (E2TRIM_HAS would say false for them).
+ */
+void outcome_take(struct outcome *o, const struct e2trim *t);
+
+/*
  * --quiet-unsupported and @err says the disk cannot discard (at all, or
  * this way; an NBD server that cannot trim): as fstrim's option means
  * it, no message and exit 0, not a failed unit at every boot.

@@ -53,8 +53,8 @@ void report_minlen_raised(const struct cli_control *ctl,
 
 	/* a note only when -m asked for less, or -v -v wants every note */
 	if (ctl->verbose && !ctl->quiet &&
-	    (r->range.minlen_bytes || ctl->verbose > 1) &&
-	    r->minlen_applied_bytes > r->range.minlen_bytes)
+	    (r->range_minlen_bytes || ctl->verbose > 1) &&
+	    r->minlen_applied_bytes > r->range_minlen_bytes)
 		fprintf(out, "%s: minimum raised to %s, the discard granularity\n",
 			ctl->device,
 			size_to_human(r->minlen_applied_bytes, h, sizeof(h)));

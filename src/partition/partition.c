@@ -347,6 +347,7 @@ errcode_t partition_list(struct e2trim *et, const struct part_reader *rd,
 		/* a container holds partitions, not a filesystem */
 		if (e->table_area || e->extended)
 			continue;
+		q->struct_size = sizeof(*q);
 		q->partno = e->partno;
 		q->start_bytes = e->start_bytes;
 		q->size_bytes = e->size_bytes;

@@ -2,17 +2,17 @@
 # tests/boot/bootlib.sh - helpers for the boot tests (t_*.sh here): Debian's
 # kernel, a test disk, one boot under QEMU, and what the host checks after
 # the guest has powered off.  run.sh gives a test DEB (the package), STAGE
-# (the packages e2trim and libe2trim0 extracted: what they install,
-# nowhere else), LIBDEB and DEVDEB (libe2trim0, libe2trim-dev), DEBDIR
+# (the packages e2trim and libe2trim1 extracted: what they install,
+# nowhere else), LIBDEB and DEVDEB (libe2trim1, libe2trim-dev), DEBDIR
 # (where make deb left them, its build log too), E2TRIM (the packaged
 # binary) and T (a scratch directory).
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 : "${STAGE:?STAGE must name the extracted package}"
 : "${DEB:?DEB must name the package}"
-: "${LIBDEB:?LIBDEB must name the libe2trim0 package}"
+: "${LIBDEB:?LIBDEB must name the libe2trim1 package}"
 
-# The packaged e2trim links libe2trim.so.0, which lies in the staging root.
+# The packaged e2trim links libe2trim.so.1, which lies in the staging root.
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 STAGE_LIB=$STAGE/usr/lib/$MULTIARCH
 
@@ -37,7 +37,7 @@ lean_itools() {
 
 # with_package CMD...: CMD in a mount namespace of its own where the
 # library directory is an overlay of the package's over the machine's, so
-# that libe2trim.so.0 lies where libe2trim0 installs it, for the
+# that libe2trim.so.1 lies where libe2trim1 installs it, for the
 # generators' ldd (copy_exec, inst_binary) to find and copy: the
 # package as dpkg -i would put it, and nothing of the machine changed.
 # /usr/share/initramfs-tools is lean_itools' there.
@@ -50,10 +50,10 @@ with_package() {
 		"$T/itools" "$@"
 }
 
-# has_lib NAME LIST: the initramfs (its listing LIST) holds libe2trim.so.0
+# has_lib NAME LIST: the initramfs (its listing LIST) holds libe2trim.so.1
 has_lib() {
-	grep -q "lib/$MULTIARCH/libe2trim\.so\.0\$" "$2" ||
-		fail "$1 lacks libe2trim.so.0, which its e2trim links"
+	grep -q "lib/$MULTIARCH/libe2trim\.so\.1\$" "$2" ||
+		fail "$1 lacks libe2trim.so.1, which its e2trim links"
 }
 
 # Each boot's time is printed (and logged to $BOOT_TIMES for run.sh's

@@ -14,14 +14,14 @@ debdir=${1:?usage: run.sh DEBDIR}
 debs=("$debdir"/e2trim_*.deb)
 deb=${debs[0]}
 [ -f "$deb" ] || { echo "no e2trim_*.deb in $debdir (make deb)" >&2; exit 1; }
-debs=("$debdir"/libe2trim0_*.deb)
+debs=("$debdir"/libe2trim1_*.deb)
 libdeb=${debs[0]}
-[ -f "$libdeb" ] || { echo "no libe2trim0_*.deb in $debdir (make deb)" >&2; exit 1; }
+[ -f "$libdeb" ] || { echo "no libe2trim1_*.deb in $debdir (make deb)" >&2; exit 1; }
 debs=("$debdir"/libe2trim-dev_*.deb)
 devdeb=${debs[0]}
 [ -f "$devdeb" ] || { echo "no libe2trim-dev_*.deb in $debdir (make deb)" >&2; exit 1; }
 
-# The staging root: what the packages e2trim and libe2trim0 install,
+# The staging root: what the packages e2trim and libe2trim1 install,
 # nowhere else.
 STAGE=$(mktemp -d /tmp/e2trim-boot-stage.XXXXXX)
 trap 'rm -rf "$STAGE"' EXIT

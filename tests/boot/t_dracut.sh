@@ -27,7 +27,7 @@ mkinitrd() {
 	local name=$1
 	shift
 	# dracut's PATH is DRACUT_PATH: the package's e2trim first;
-	# inst_binary brings libe2trim.so.0 (with_package)
+	# inst_binary brings libe2trim.so.1 (with_package)
 	DRACUT_PATH="$STAGE/usr/sbin /sbin /bin /usr/sbin /usr/bin" dracutbasedir=$base \
 		with_package dracut --conf /dev/null --confdir "$T/confdir" --no-hostonly --nostrip --force \
 		-m "base rootfs-block e2trim" --fscks e2fsck --drivers "virtio_pci virtio_blk ext4" \

@@ -27,7 +27,7 @@ mkinitrd() {
 	cp "$STAGE/usr/share/initramfs-tools/scripts/local-premount/e2trim" \
 		"$c/scripts/local-premount/"
 	# mkinitramfs sets its own PATH: E2TRIM_BIN points the hook at the
-	# package's e2trim; copy_exec brings libe2trim.so.0 (with_package)
+	# package's e2trim; copy_exec brings libe2trim.so.1 (with_package)
 	E2TRIM_BIN=$STAGE/usr/sbin/e2trim E2TRIM_CONF=$2 \
 		with_package mkinitramfs -d "$c" -o "$T/initrd-$1" "$KVER" \
 		>"$T/mkinitramfs.out" 2>&1 || { cat "$T/mkinitramfs.out"; fail "mkinitramfs"; }

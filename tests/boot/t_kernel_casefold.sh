@@ -142,7 +142,7 @@ flags=$(debugfs -R "stat /cf" "$img" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-
 [ $((flags & 0x1000)) != 0 ] || fail "/cf is not an htree (flags $flags)"
 
 alloc=$(data_bytes "$img")
-# the packaged e2trim, with the packaged libe2trim.so.0
+# the packaged e2trim, with the packaged libe2trim.so.1
 LD_LIBRARY_PATH=$STAGE_LIB run_e2trim -n -v "$img"
 assert_rc 0 "casefold: dry run"
 LD_LIBRARY_PATH=$STAGE_LIB run_e2trim -v "$img"

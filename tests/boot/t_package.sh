@@ -3,7 +3,7 @@
 # Debian wants it: the binary, the man page, /etc/e2trim.conf as a
 # conffile, the initramfs-tools hook and script, the dracut module and the
 # systemd unit; its e2trim runs, prints the package's version and carries
-# dpkg-buildflags' hardening.  libe2trim0 holds libe2trim.so.0 in the
+# dpkg-buildflags' hardening.  libe2trim1 holds libe2trim.so.1 in the
 # multiarch directory (soname libe2trim.so.<the version's major>, a
 # symbols file, the ldconfig trigger), which the packaged e2trim links;
 # libe2trim-dev the headers, libe2trim.a, the .so link and e2trim.pc.
@@ -40,37 +40,39 @@ readelf -l "$bin" | grep -q GNU_RELRO || fail "e2trim has no RELRO"
 readelf -d "$bin" | grep -q 'FLAGS.*BIND_NOW' || fail "e2trim is not bind-now"
 readelf -W --dyn-syms "$bin" | grep -q __stack_chk_fail || fail "e2trim: no stack protector"
 readelf -W --dyn-syms "$bin" | grep -q '__[a-z]*_chk@' || fail "e2trim: no fortified calls"
-readelf -d "$bin" | grep -q 'NEEDED.*\[libe2trim\.so\.0\]' || fail "e2trim does not link libe2trim.so.0"
-dpkg-deb -f "$DEB" Depends | grep -q 'libe2trim0 (>= ' || fail "e2trim does not depend on libe2trim0"
+readelf -d "$bin" | grep -q 'NEEDED.*\[libe2trim\.so\.1\]' || fail "e2trim does not link libe2trim.so.1"
+dpkg-deb -f "$DEB" Depends | grep -q 'libe2trim1 (>= ' || fail "e2trim does not depend on libe2trim1"
 note "$(basename "$DEB"): every file in place, /etc/e2trim.conf a conffile, version $ver"
 
-# libe2trim0: the library, its soname the version's major, the ldconfig
+# libe2trim1: the library, its soname the one the package is named for
+# (Debian's rule: libe2trim<N> holds libe2trim.so.<N>), the ldconfig
 # trigger, a symbols file
 ma=$MULTIARCH
 dpkg-deb -c "$LIBDEB" | awk '{print $1, $NF}' >"$T/lib.contents"
-grep -qxF -- "-rw-r--r-- ./usr/lib/$ma/libe2trim.so.0" "$T/lib.contents" ||
-	fail "libe2trim0 lacks usr/lib/$ma/libe2trim.so.0"
-soname=$(readelf -d "$STAGE_LIB/libe2trim.so.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
-assert_eq "$soname" "libe2trim.so.${ver%%.*}" "the packaged library's soname vs the version's major"
-assert_eq "$(dpkg-deb -f "$LIBDEB" Multi-Arch)" same "libe2trim0's Multi-Arch"
+grep -qxF -- "-rw-r--r-- ./usr/lib/$ma/libe2trim.so.1" "$T/lib.contents" ||
+	fail "libe2trim1 lacks usr/lib/$ma/libe2trim.so.1"
+soname=$(readelf -d "$STAGE_LIB/libe2trim.so.1" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+pkg=$(dpkg-deb -f "$LIBDEB" Package)
+assert_eq "$soname" "libe2trim.so.${pkg#libe2trim}" "the packaged library's soname vs its package's name ($pkg)"
+assert_eq "$(dpkg-deb -f "$LIBDEB" Multi-Arch)" same "libe2trim1's Multi-Arch"
 dpkg-deb --ctrl-tarfile "$LIBDEB" | tar -xO ./triggers | grep -qx 'activate-noawait ldconfig' ||
-	fail "libe2trim0 has no ldconfig trigger"
-dpkg-deb --ctrl-tarfile "$LIBDEB" | tar -xO ./symbols >"$T/symbols" || fail "libe2trim0 has no symbols file"
-assert_grep "^libe2trim.so.0 libe2trim0 #MINVER#" "$T/symbols" "libe2trim0's symbols"
-assert_grep "^ e2trim_apply@LIBE2TRIM_0 " "$T/symbols" "libe2trim0's symbols"
-note "$(basename "$LIBDEB"): libe2trim.so.0 (soname $soname), symbols, ldconfig trigger"
+	fail "libe2trim1 has no ldconfig trigger"
+dpkg-deb --ctrl-tarfile "$LIBDEB" | tar -xO ./symbols >"$T/symbols" || fail "libe2trim1 has no symbols file"
+assert_grep "^libe2trim.so.1 libe2trim1 #MINVER#" "$T/symbols" "libe2trim1's symbols"
+assert_grep "^ e2trim_apply@LIBE2TRIM_0.2.0 " "$T/symbols" "libe2trim1's symbols"
+note "$(basename "$LIBDEB"): libe2trim.so.1 (soname $soname), symbols, ldconfig trigger"
 
 # libe2trim-dev: what a program needs to build against the library
 dpkg-deb -c "$DEVDEB" | awk '{print $1, $NF}' >"$T/dev.contents"
 for f in -rw-r--r--:./usr/include/e2trim.h -rw-r--r--:./usr/include/e2trim_err.h \
 	"-rw-r--r--:./usr/lib/$ma/libe2trim.a" "-rw-r--r--:./usr/lib/$ma/pkgconfig/e2trim.pc" \
-	lrwxrwxrwx:libe2trim.so.0; do
+	lrwxrwxrwx:libe2trim.so.1; do
 	grep -qxF -- "${f%%:*} ${f#*:}" "$T/dev.contents" || fail "libe2trim-dev lacks ${f#*:} (${f%%:*})"
 done
-dpkg-deb -c "$DEVDEB" | grep -q " ./usr/lib/$ma/libe2trim.so -> libe2trim.so.0$" ||
-	fail "libe2trim-dev: no libe2trim.so -> libe2trim.so.0"
-dpkg-deb -f "$DEVDEB" Depends | grep -q "libe2trim0 (= $ver)" ||
-	fail "libe2trim-dev does not depend on libe2trim0 (= $ver)"
+dpkg-deb -c "$DEVDEB" | grep -q " ./usr/lib/$ma/libe2trim.so -> libe2trim.so.1$" ||
+	fail "libe2trim-dev: no libe2trim.so -> libe2trim.so.1"
+dpkg-deb -f "$DEVDEB" Depends | grep -q "libe2trim1 (= $ver)" ||
+	fail "libe2trim-dev does not depend on libe2trim1 (= $ver)"
 mkdir -p "$T/dev"
 dpkg-deb -x "$DEVDEB" "$T/dev"
 assert_grep "^libdir=\\\${prefix}/lib/$ma$" "$T/dev/usr/lib/$ma/pkgconfig/e2trim.pc" "e2trim.pc's libdir"

@@ -26,10 +26,10 @@ mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 [ -n "$mirror" ] || skip "no Debian mirror in /etc/apt/sources.list*"
 
 # The root: systemd, udev (device units), e2fsprogs (systemd-fsck) and
-# what the packages depend on, but libe2trim0: dpkg -i brings that.
+# what the packages depend on, but libe2trim1: dpkg -i brings that.
 deps=$(dpkg-deb -f "$DEB" Depends; dpkg-deb -f "$LIBDEB" Depends)
 deps=$(echo "$deps" | sed 's/([^)]*)//g; s/[ ,|]\+/\n/g' | sed '/^$/d' |
-	grep -vx libe2trim0 | sort -u)
+	grep -vx libe2trim1 | sort -u)
 # shellcheck disable=SC2086 # one name a word
 pkgs=$(printf '%s\n' systemd-sysv udev e2fsprogs $deps | sort -u | paste -sd, -)
 key=$(printf '%s %s %s minbase\n' "$suite" "$mirror" "$pkgs" | sha256sum | cut -c1-16)
@@ -57,10 +57,10 @@ sysroot() {
 	mkdir -p "$r"
 	tar -C "$r" -xf "$tarball" || fail "untar the root"
 	cp "$DEB" "$r/tmp/e2trim.deb"
-	cp "$LIBDEB" "$r/tmp/libe2trim0.deb"
-	chroot "$r" dpkg -i /tmp/libe2trim0.deb /tmp/e2trim.deb >"$T/dpkg.out" 2>&1 ||
+	cp "$LIBDEB" "$r/tmp/libe2trim1.deb"
+	chroot "$r" dpkg -i /tmp/libe2trim1.deb /tmp/e2trim.deb >"$T/dpkg.out" 2>&1 ||
 		{ cat "$T/dpkg.out"; fail "dpkg -i in the guest root"; }
-	rm "$r/tmp/e2trim.deb" "$r/tmp/libe2trim0.deb"
+	rm "$r/tmp/e2trim.deb" "$r/tmp/libe2trim1.deb"
 	[ -f "$r/lib/systemd/system/e2trim@.service" ] || fail "the package has no unit"
 	printf '/dev/vda / ext4 rw 0 0\n/dev/vdb /mnt/data ext4 defaults 0 %s\n' "$1" \
 		>"$r/etc/fstab"

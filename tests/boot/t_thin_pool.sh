@@ -59,7 +59,7 @@ thin_initrd() {
 	cp "$MKE2FS_CONFIG" "$d/etc/mke2fs.conf" || fail "copy mke2fs.conf"
 	copy_exec "$d" "$(command -v pdata_tools)" /sbin/pdata_tools
 	copy_exec "$d" "$E2TRIM" /sbin/e2trim
-	[ -e "$d/lib/$MULTIARCH/libe2trim.so.0" ] || fail "e2trim's libe2trim.so.0 not found in $STAGE_LIB"
+	[ -e "$d/lib/$MULTIARCH/libe2trim.so.1" ] || fail "e2trim's libe2trim.so.1 not found in $STAGE_LIB"
 	# lvm runs thin_check before it activates a pool; say that it did
 	cat >"$d/sbin/thin_check" <<'EOF'
 #!/bin/sh

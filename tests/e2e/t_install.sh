@@ -41,8 +41,8 @@ for how in /usr/local /usr "/usr lib/$multiarch"; do
 		"$p/lib/systemd/system/e2trim@.service" \
 		"$p/include/e2trim.h" "$p/include/e2trim_err.h" "$l/libe2trim.a" \
 		"$l/pkgconfig/e2trim.pc"
-	installed 755 "$l/libe2trim.so.0"
-	[ "$(readlink "$l/libe2trim.so")" = libe2trim.so.0 ] || fail "libe2trim.so link"
+	installed 755 "$l/libe2trim.so.1"
+	[ "$(readlink "$l/libe2trim.so")" = libe2trim.so.1 ] || fail "libe2trim.so link"
 	assert_grep "^prefix=$prefix$" "$l/pkgconfig/e2trim.pc" "e2trim.pc's prefix"
 	assert_grep "^libdir=\\\${prefix}/$libsub$" "$l/pkgconfig/e2trim.pc" "e2trim.pc's libdir"
 	if command -v pkg-config >/dev/null; then

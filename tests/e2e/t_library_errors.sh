@@ -6,7 +6,7 @@
 # under valgrind: exit 130, the caller's words (no command-line option),
 # and nothing trimmed (the image file's allocated bytes, its used blocks
 # and e2fsck).  And compile_et's table and initializer, which the
-# installed e2trim_err.h declares, link from libe2trim.so.0 alone: a
+# installed e2trim_err.h declares, link from libe2trim.so.1 alone: a
 # program reads the table's size through them and finds every code of
 # src/e2trim_err.et.  No root needed.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
@@ -36,7 +36,7 @@ int main(void)
 C
 # shellcheck disable=SC2086  # $flags is pkg-config's words
 cc -std=c99 -Wall -Wextra -Werror "${sanflags[@]}" "$T/table.c" $flags -o "$T/table" 2>"$T/cc.out" ||
-	{ cat "$T/cc.out"; fail "et_e2tr_error_table / initialize_e2tr_error_table_r do not link from libe2trim.so.0"; }
+	{ cat "$T/cc.out"; fail "et_e2tr_error_table / initialize_e2tr_error_table_r do not link from libe2trim.so.1"; }
 "$T/table" >"$T/n" || fail "initialize_e2tr_error_table_r() did not put the table in the list"
 assert_eq "$(cat "$T/n")" "$(grep -c '^ec' "$top/src/e2trim_err.et")" "codes in the exported table vs e2trim_err.et"
 

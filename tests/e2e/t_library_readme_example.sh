@@ -1,7 +1,7 @@
 #!/bin/bash
 # The README's library example, built against the installed files: make
 # install DESTDIR=… puts e2trim.h, e2trim_err.h, libe2trim.a,
-# libe2trim.so.0 (soname libe2trim.so.0; it exports only e2trim_* and the
+# libe2trim.so.1 (soname libe2trim.so.1; it exports only e2trim_* and the
 # error table with its two initializers) and e2trim.pc in place; the program between
 # the README's ```c fence and the next ``` is compiled with
 # `pkg-config --cflags --libs e2trim` (found through PKG_CONFIG_PATH and
@@ -26,16 +26,16 @@ make -s -C "$top" install DESTDIR="$root" PREFIX=/usr/local SANITIZE="$san" \
 	>"$T/make.out" 2>&1 || { cat "$T/make.out"; fail "make install"; }
 lib=$root/usr/local/lib
 for f in "$root/usr/local/include/e2trim.h" "$root/usr/local/include/e2trim_err.h" \
-	"$lib/libe2trim.a" "$lib/libe2trim.so.0" "$lib/pkgconfig/e2trim.pc"; do
+	"$lib/libe2trim.a" "$lib/libe2trim.so.1" "$lib/pkgconfig/e2trim.pc"; do
 	[ -f "$f" ] || fail "not installed: $f"
 done
-[ "$(readlink "$lib/libe2trim.so")" = libe2trim.so.0 ] || fail "libe2trim.so -> libe2trim.so.0"
-readelf -d "$lib/libe2trim.so.0" | grep -q 'SONAME.*\[libe2trim\.so\.0\]' || fail "soname"
-nm -D --defined-only "$lib/libe2trim.so.0" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
+[ "$(readlink "$lib/libe2trim.so")" = libe2trim.so.1 ] || fail "libe2trim.so -> libe2trim.so.1"
+readelf -d "$lib/libe2trim.so.1" | grep -q 'SONAME.*\[libe2trim\.so\.1\]' || fail "soname"
+nm -D --defined-only "$lib/libe2trim.so.1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
 	sed 's/@.*//' | grep -v '^e2trim_' |
 	grep -vxE 'initialize_e2tr_error_table(_r)?|et_e2tr_error_table' >"$T/extra" || true
-[ ! -s "$T/extra" ] || { cat "$T/extra"; fail "libe2trim.so.0 exports more than e2trim_*"; }
-note "installed: header, both libraries, e2trim.pc; exports: $(nm -D --defined-only "$lib/libe2trim.so.0" | grep -c ' T e2trim_') e2trim_* functions and the initializer"
+[ ! -s "$T/extra" ] || { cat "$T/extra"; fail "libe2trim.so.1 exports more than e2trim_*"; }
+note "installed: header, both libraries, e2trim.pc; exports: $(nm -D --defined-only "$lib/libe2trim.so.1" | grep -c ' T e2trim_') e2trim_* functions and the initializer"
 
 # the README's program, word for word
 awk '/^## Library/ {lib = 1} lib && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
@@ -49,9 +49,9 @@ sanflags=()
 # shellcheck disable=SC2086  # $flags is pkg-config's words
 cc -std=c99 -Wall -Wextra -Werror "${sanflags[@]}" "$T/trimmable.c" $flags -o "$T/trimmable" \
 	2>"$T/cc.out" || { cat "$T/cc.out"; fail "README's program does not build: cc ... $flags"; }
-ldd "$T/trimmable" 2>/dev/null | grep -q "libe2trim.so.0 => $lib/" ||
-	LD_LIBRARY_PATH=$lib ldd "$T/trimmable" | grep -q "libe2trim.so.0 => $lib/" ||
-	fail "the program does not use the installed libe2trim.so.0"
+ldd "$T/trimmable" 2>/dev/null | grep -q "libe2trim.so.1 => $lib/" ||
+	LD_LIBRARY_PATH=$lib ldd "$T/trimmable" | grep -q "libe2trim.so.1 => $lib/" ||
+	fail "the program does not use the installed libe2trim.so.1"
 export LD_LIBRARY_PATH=$lib
 
 # an aged filesystem: files written, some removed
@@ -89,19 +89,19 @@ static int print(void *priv, uint64_t start, uint64_t len)
 
 int main(int argc, char **argv)
 {
-	struct e2trim_options opts = { .dryrun = 1 };
-	struct e2trim_range r = { strtoull(argv[2], NULL, 0),
-				  strtoull(argv[3], NULL, 0),
-				  strtoull(argv[4], NULL, 0) };
 	struct e2trim *t;
 	errcode_t err;
 
 	(void)argc;
 	err = e2trim_new(&t);
 	if (!err)
-		err = e2trim_open(t, argv[1], &opts);
+		err = e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN);
 	if (!err)
-		err = e2trim_set_range(t, &r);
+		err = e2trim_open(t, argv[1]);
+	if (!err)
+		err = e2trim_set_range(t, strtoull(argv[2], NULL, 0),
+				       strtoull(argv[3], NULL, 0),
+				       strtoull(argv[4], NULL, 0));
 	if (!err)
 		err = e2trim_plan(t, print, NULL);
 	e2trim_free(t);
@@ -149,12 +149,13 @@ struct job { const char *path; int dryrun; uint64_t bytes; errcode_t err; };
 static void *run(void *arg)
 {
 	struct job *j = arg;
-	struct e2trim_options opts = { .dryrun = j->dryrun };
 	struct e2trim *t;
 
 	j->err = e2trim_new(&t);
 	if (!j->err)
-		j->err = e2trim_open(t, j->path, &opts);
+		j->err = e2trim_set_flags(t, j->dryrun ? E2TRIM_FLAG_DRYRUN : 0);
+	if (!j->err)
+		j->err = e2trim_open(t, j->path);
 	if (!j->err)
 		j->err = e2trim_apply(t, NULL, NULL);
 	if (!j->err)

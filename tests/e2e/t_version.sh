@@ -21,8 +21,21 @@ note "e2trim --version, debian/changelog and e2trim.8: $want"
 
 # soname LIB: what the dynamic section of LIB says
 soname() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p'; }
-lib=$(dirname "$E2TRIM")/libe2trim.so.0
+# The soname's major is the ABI's, not the version's (0.2.0 is
+# libe2trim.so.1): the Makefile's SO_VERSION, which the built library, the
+# Debian package's name and symbols file and the ABI baseline all follow.
+so=$(sed -n 's/^SO_VERSION := //p' "$top/Makefile")
+[ -n "$so" ] || fail "no SO_VERSION in the Makefile"
+lib=$(dirname "$E2TRIM")/libe2trim.so.$so
 [ -f "$lib" ] || fail "no $lib beside $E2TRIM (make builds it)"
-assert_eq "$(soname "$lib")" "libe2trim.so.${want%%.*}" "$lib's soname vs version $want"
-note "soname libe2trim.so.${want%%.*}"
+assert_eq "$(soname "$lib")" "libe2trim.so.$so" "$lib's soname vs SO_VERSION"
+grep -qx "Package: libe2trim$so" "$top/debian/control" || fail "debian/control has no package libe2trim$so"
+assert_eq "$(head -1 "$top/debian/libe2trim$so.symbols")" "libe2trim.so.$so libe2trim$so #MINVER#" \
+	"debian/libe2trim$so.symbols' first line"
+assert_eq "$(sed -n "s/.*soname='\([^']*\)'.*/\1/p" "$top/tests/abi/libe2trim.abi" | head -1)" \
+	"libe2trim.so.$so" "the ABI baseline's soname (make abi-baseline)"
+# the symbols file's node is the version's: LIBE2TRIM_<version> <version>
+grep -q "^ (symver)LIBE2TRIM_[0-9.]* [0-9.]*$" "$top/debian/libe2trim$so.symbols" ||
+	fail "debian/libe2trim$so.symbols: no (symver) line"
+note "soname libe2trim.so.$so: library, Debian package, symbols file and ABI baseline agree"
 exit 0

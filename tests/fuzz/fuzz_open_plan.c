@@ -358,7 +358,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct e2trim_options opts = { .dryrun = 1 };
 	struct e2trim *tfs;
 
 	if (size < 4)
@@ -370,7 +369,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		save_image(save_path);
 	if (e2trim_new(&tfs))
 		abort();
-	if (!e2trim_open(tfs, img_path, &opts) && !e2trim_check(tfs))
+	if (!e2trim_set_flags(tfs, E2TRIM_FLAG_DRYRUN) &&
+	    !e2trim_open(tfs, img_path) && !e2trim_check(tfs))
 		dry_run(tfs);
 	e2trim_free(tfs);
 	inputs++;

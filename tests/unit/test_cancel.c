@@ -99,11 +99,12 @@ static int extent(void *priv, uint64_t start, uint64_t len)
 static struct e2trim *open_watched(const char *path, int dryrun,
 				   struct watch *w)
 {
-	struct e2trim_options o = { .dryrun = dryrun };
 	struct e2trim *t;
 
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, path, &o), 0);
+	assert_int_equal(e2trim_set_flags(t, dryrun ? E2TRIM_FLAG_DRYRUN : 0),
+			 0);
+	assert_int_equal(e2trim_open(t, path), 0);
 	e2trim_set_cancel(t, &w->cancel);
 	e2trim_set_progress(t, progress, w);
 	return t;

@@ -43,12 +43,12 @@ static int open_fds(void)
 /* What a dry run of @path counts, on a handle of its own. */
 static uint64_t fresh_dry_run(const char *path)
 {
-	struct e2trim_options o = { .dryrun = 1 };
 	struct e2trim *t;
 	uint64_t bytes;
 
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, path, &o), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_open(t, path), 0);
 	assert_int_equal(e2trim_apply(t, NULL, NULL), 0);
 	bytes = e2trim_result(t)->bytes_trimmed;
 	e2trim_free(t);
@@ -107,20 +107,25 @@ static int teardown(void **state)
 /* Every call, a NULL handle: a documented code, never a crash. */
 static void null_handle(void **state)
 {
-	struct e2trim_partition *p;
-	struct e2trim_range r = { 0, UINT64_MAX, 0 };
 	unsigned int n;
 	uint64_t off;
 	char buf[256];
 
 	(void)state;
 	assert_int_equal(e2trim_new(NULL), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_open(NULL, good, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_probe(NULL, good, NULL, &off), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_partitions(NULL, good, &p, &n), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_partition(NULL, 1), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_offset(NULL, 0), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_mode(NULL, E2TRIM_DISCARD), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_flags(NULL, 0), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_format(NULL, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_open(NULL, good), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_probe(NULL, good, &off), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_partitions(NULL, good, &n), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_null(e2trim_partition(NULL, 0));
 	assert_int_equal(e2trim_check(NULL), E2TRIM_ERR_INVALID_ARGUMENT);
 	assert_int_equal(e2trim_verify(NULL), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_set_range(NULL, &r), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_range(NULL, 0, UINT64_MAX, 0),
+			 E2TRIM_ERR_INVALID_ARGUMENT);
 	assert_int_equal(e2trim_plan(NULL, NULL, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
 	assert_int_equal(e2trim_apply(NULL, NULL, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
 	assert_int_equal(e2trim_forced(NULL, 0, NULL), 0);
@@ -140,29 +145,21 @@ static void null_handle(void **state)
 /* A handle, a NULL pointer beside it: refused, the handle as it was. */
 static void null_pointers(void **state)
 {
-	struct e2trim_partition *p;
-	uint64_t off;
-	struct e2trim_options bad = { .mode = (enum e2trim_mode)99 };
-	struct e2trim_options both = { .partition = 1, .offset_bytes = 4096 };
-	unsigned int n;
+	unsigned int n = 7;
 	struct e2trim *t;
 
 	(void)state;
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, NULL, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_probe(t, good, NULL, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_partitions(t, good, NULL, &n), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_partitions(t, good, &p, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_partitions(t, NULL, &p, &n), E2TRIM_ERR_INVALID_ARGUMENT);
-	/* a mode out of range is refused by open, not later by apply */
-	assert_int_equal(e2trim_open(t, good, &bad), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_non_null(strstr(e2trim_detail(t), "mode"));
-	assert_int_equal(e2trim_open(t, good, &both), E2TRIM_ERR_INVALID_ARGUMENT);
-	assert_int_equal(e2trim_probe(t, good, &both, &off),
-			 E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_open(t, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_probe(t, good, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_partitions(t, NULL, &n), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(n, 7);
+	/* a NULL count is allowed: e2trim_partition() says where it ends */
+	assert_int_equal(e2trim_partitions(t, good, NULL),
+			 E2TRIM_ERR_NO_PARTITION_TABLE);
+	assert_null(e2trim_partition(t, 0));
 	/* still NEW: it opens */
-	assert_int_equal(e2trim_open(t, good, NULL), 0);
-	assert_int_equal(e2trim_set_range(t, NULL), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_open(t, good), 0);
 	assert_int_equal(e2trim_check(t), 0);
 	e2trim_free(t);
 }
@@ -170,14 +167,13 @@ static void null_pointers(void **state)
 /* NEW: the stages are out of order. */
 static void new_refuses_stages(void **state)
 {
-	struct e2trim_range r = { 0, UINT64_MAX, 0 };
 	struct e2trim *t;
 
 	(void)state;
 	assert_int_equal(e2trim_new(&t), 0);
 	assert_int_equal(e2trim_check(t), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_verify(t), E2TRIM_ERR_BAD_CALL);
-	assert_int_equal(e2trim_set_range(t, &r), E2TRIM_ERR_BAD_CALL);
+	assert_int_equal(e2trim_set_range(t, 0, UINT64_MAX, 0), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_plan(t, NULL, NULL), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_apply(t, NULL, NULL), E2TRIM_ERR_BAD_CALL);
 	assert_non_null(e2trim_result(t));
@@ -191,8 +187,6 @@ static void new_refuses_stages(void **state)
  */
 static void open_refuses_reopen(void **state)
 {
-	struct e2trim_options o = { .dryrun = 1 };
-	struct e2trim_partition *p = (void *)1;
 	uint64_t want = fresh_dry_run(good), off = 7;
 	unsigned int n = 7;
 	struct e2trim *t;
@@ -201,15 +195,15 @@ static void open_refuses_reopen(void **state)
 	(void)state;
 	assert_true(want > 0);
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, good, &o), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_open(t, good), 0);
 	fds = open_fds();
-	assert_int_equal(e2trim_open(t, good, &o), E2TRIM_ERR_BAD_CALL);
+	assert_int_equal(e2trim_open(t, good), E2TRIM_ERR_BAD_CALL);
 	assert_non_null(strstr(e2trim_detail(t), "already opened"));
-	assert_int_equal(e2trim_open(t, unclean, &o), E2TRIM_ERR_BAD_CALL);
-	assert_int_equal(e2trim_probe(t, good, &o, &off), E2TRIM_ERR_BAD_CALL);
+	assert_int_equal(e2trim_open(t, unclean), E2TRIM_ERR_BAD_CALL);
+	assert_int_equal(e2trim_probe(t, good, &off), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(off, 7);
-	assert_int_equal(e2trim_partitions(t, good, &p, &n), E2TRIM_ERR_BAD_CALL);
-	assert_ptr_equal(p, (void *)1);
+	assert_int_equal(e2trim_partitions(t, good, &n), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(n, 7);
 	assert_int_equal(open_fds(), fds);
 	assert_int_equal(e2trim_check(t), 0);
@@ -226,19 +220,19 @@ static void open_refuses_reopen(void **state)
 /* A failed open leaves NEW: the handle opens the next image. */
 static void failed_open_reusable(void **state)
 {
-	struct e2trim_options o = { .dryrun = 1 };
 	uint64_t want = fresh_dry_run(good);
 	int fds = open_fds();
 	struct e2trim *t;
 
 	(void)state;
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, missing, &o), E2TRIM_ERR_OPEN);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_open(t, missing), E2TRIM_ERR_OPEN);
 	assert_int_equal(e2trim_check(t), E2TRIM_ERR_BAD_CALL);
-	assert_int_equal(e2trim_open(t, unclean, &o), E2TRIM_ERR_NOT_CLEAN);
+	assert_int_equal(e2trim_open(t, unclean), E2TRIM_ERR_NOT_CLEAN);
 	assert_int_equal(open_fds(), fds);
 	assert_int_equal(e2trim_apply(t, NULL, NULL), E2TRIM_ERR_BAD_CALL);
-	assert_int_equal(e2trim_open(t, good, &o), 0);
+	assert_int_equal(e2trim_open(t, good), 0);
 	assert_int_equal(e2trim_apply(t, NULL, NULL), 0);
 	assert_int_equal(e2trim_result(t)->bytes_trimmed, want);
 	e2trim_free(t);
@@ -248,25 +242,25 @@ static void failed_open_reusable(void **state)
 /* probe and partitions keep nothing open: NEW after, and open follows. */
 static void probe_and_list_then_open(void **state)
 {
-	struct e2trim_options o = { .dryrun = 1 };
-	struct e2trim_partition *p = NULL;
 	int fds = open_fds();
-	unsigned int n = 0;
+	unsigned int n = 7;
 	uint64_t off = 1;
 	struct e2trim *t;
 
 	(void)state;
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_probe(t, good, &o, &off), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_probe(t, good, &off), 0);
 	assert_int_equal(off, 0);
 	assert_int_equal(open_fds(), fds);
 	assert_int_equal(e2trim_check(t), E2TRIM_ERR_BAD_CALL);
-	assert_int_equal(e2trim_probe(t, good, &o, &off), 0);
-	assert_int_equal(e2trim_partitions(t, good, &p, &n),
+	assert_int_equal(e2trim_probe(t, good, &off), 0);
+	assert_int_equal(e2trim_partitions(t, good, &n),
 			 E2TRIM_ERR_NO_PARTITION_TABLE);
-	assert_null(p);
+	assert_int_equal(n, 0);
+	assert_null(e2trim_partition(t, 0));
 	assert_int_equal(open_fds(), fds);
-	assert_int_equal(e2trim_open(t, good, &o), 0);
+	assert_int_equal(e2trim_open(t, good), 0);
 	assert_int_equal(e2trim_verify(t), 0);
 	e2trim_free(t);
 	assert_int_equal(open_fds(), fds);
@@ -279,13 +273,13 @@ static void probe_and_list_then_open(void **state)
  */
 static void check_again_after_refusal(void **state)
 {
-	struct e2trim_options o = { .dryrun = 1 };
 	struct e2trim *t;
 	int fds, i;
 
 	(void)state;
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, badcsum, &o), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_open(t, badcsum), 0);
 	fds = open_fds();
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(e2trim_check(t), E2TRIM_ERR_BITMAP_CSUM);
@@ -295,7 +289,7 @@ static void check_again_after_refusal(void **state)
 	assert_int_equal(e2trim_apply(t, NULL, NULL), E2TRIM_ERR_BITMAP_CSUM);
 	assert_int_equal(open_fds(), fds);
 	/* OPEN still: a second open is refused, the first stays */
-	assert_int_equal(e2trim_open(t, good, &o), E2TRIM_ERR_BAD_CALL);
+	assert_int_equal(e2trim_open(t, good), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_check(t), E2TRIM_ERR_BITMAP_CSUM);
 	e2trim_free(t);
 }
