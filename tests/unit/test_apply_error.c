@@ -116,14 +116,13 @@ static void test_file_request_errno(void **state)
 
 static void apply_failing(unsigned int at, int err, errcode_t want)
 {
-	struct e2trim_options o = { 0 };
 	const struct e2trim_result *r;
 	struct e2trim *t;
 	char path[160];
 
 	fresh_copy(path, sizeof(path));
 	assert_int_equal(e2trim_new(&t), 0);
-	assert_int_equal(e2trim_open(t, path, &o), 0);
+	assert_int_equal(e2trim_open(t, path), 0);
 	fx.fail_at = at;
 	fx.fail_errno = err;
 	assert_int_equal(e2trim_apply(t, NULL, NULL), want);
