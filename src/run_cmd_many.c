@@ -26,7 +26,7 @@ extern char **environ;
 #define MAX_JOBS 8
 #define CHUNK (64U << 10)
 
-static int start_job(struct cmd_job *j, int *rfd)
+static errcode_t start_job(struct cmd_job *j, int *rfd)
 {
 	posix_spawn_file_actions_t fa;
 	int pfd[2], rc;
@@ -83,13 +83,14 @@ static int drain(struct cmd_job *j, int fd)
 	return 0;
 }
 
-int run_cmd_many(struct cmd_job *jobs, int n)
+errcode_t run_cmd_many(struct cmd_job *jobs, int n)
 {
 	struct pollfd pfd[MAX_JOBS];
-	int open = 0, i, rc;
+	int open = 0, i;
+	errcode_t err;
 
 	if (n > MAX_JOBS)
-		return -EINVAL;
+		return EINVAL;
 	for (i = 0; i < n; i++) {
 		jobs[i].status = -1;
 		jobs[i].start_errno = 0;
@@ -104,9 +105,9 @@ int run_cmd_many(struct cmd_job *jobs, int n)
 		}
 		jobs[i].cap = CHUNK;
 		jobs[i].out[0] = '\0';
-		rc = start_job(&jobs[i], &pfd[i].fd);
-		if (rc)
-			jobs[i].start_errno = rc;
+		err = start_job(&jobs[i], &pfd[i].fd);
+		if (err)
+			jobs[i].start_errno = (int)err;
 		else
 			open++;
 	}

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <et/com_err.h>
 
 struct cmd_job {
 	char *const *argv;	/* in: argv[0] looked up in PATH */
@@ -23,10 +24,10 @@ struct cmd_job {
 
 /*
  * Start the @n (at most 8) jobs together, stdin from /dev/null, and wait
- * for all of them.  0, or -EINVAL; each job's outcome is in its status
- * (and start_errno); cmd_job_free() each after.
+ * for all of them.  0, or EINVAL (more than 8); each job's outcome is
+ * in its status (and start_errno); cmd_job_free() each after.
  */
-int run_cmd_many(struct cmd_job *jobs, int n);
+errcode_t run_cmd_many(struct cmd_job *jobs, int n);
 
 void cmd_job_free(struct cmd_job *j);
 

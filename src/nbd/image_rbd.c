@@ -15,6 +15,7 @@
  * qemu lets "\:" stand for a colon inside a value: refused here rather
  * than read differently from qemu.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@
 #define RBD_PREFIX "rbd:"
 
 /* The name as given, with the timeouts it does not set. */
-static int make_qemu_name(struct rbd_spec *s, const char *path)
+static errcode_t make_qemu_name(struct rbd_spec *s, const char *path)
 {
 	size_t len = strlen(path) + 1, i;
 	char *p;
@@ -36,7 +37,7 @@ static int make_qemu_name(struct rbd_spec *s, const char *path)
 		len += strlen(rbd_timeouts[i]) + strlen(RBD_TIMEOUT_SECONDS) + 2;
 	s->qemu = malloc(len);
 	if (!s->qemu)
-		return -1;
+		return ENOMEM;
 	p = s->qemu + sprintf(s->qemu, "%s", path);
 	for (i = 0; i < RBD_NTIMEOUTS; i++)
 		if (!rbd_has_key(s, rbd_timeouts[i]))
@@ -70,22 +71,22 @@ void rbd_spec_free(struct rbd_spec *s)
 	free(s);
 }
 
-static int spec_bad(struct rbd_spec *s, char *why, size_t len,
-		    const char *what)
+static errcode_t spec_bad(struct rbd_spec *s, char *why, size_t len,
+			  const char *what)
 {
 	snprintf(why, len, "%s; the form is "
 		 "rbd:POOL/IMAGE[@SNAP][:conf=FILE][:id=USER]", what);
 	rbd_spec_free(s);
-	return -1;
+	return E2TRIM_ERR_USAGE;
 }
 
 /* One ":KEY=VALUE" after the name. */
-static int spec_opt(struct rbd_spec *s, char *kv)
+static errcode_t spec_opt(struct rbd_spec *s, char *kv)
 {
 	char *eq = strchr(kv, '=');
 
 	if (!eq || eq == kv || !eq[1])
-		return -1;
+		return EINVAL;
 	*eq = '\0';
 	if (!strcmp(kv, "conf"))
 		s->conf = eq + 1;
@@ -95,12 +96,12 @@ static int spec_opt(struct rbd_spec *s, char *kv)
 		s->key[s->nopts] = kv;
 		s->val[s->nopts++] = eq + 1;
 	} else
-		return -1;
+		return E2BIG;	/* more options than MAX_OPTS */
 	return 0;
 }
 
-int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
-		   size_t len)
+errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
+			 size_t len)
 {
 	struct rbd_spec *s = calloc(1, sizeof(*s));
 	char *p, *next, *slash, *at;
@@ -111,7 +112,7 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 	if (!s || !s->buf) {
 		snprintf(why, len, "out of memory");
 		rbd_spec_free(s);
-		return -1;
+		return ENOMEM;
 	}
 	if (strchr(s->buf, '\\'))
 		return spec_bad(s, why, len, "a \\ (qemu's escape) in an "
@@ -139,13 +140,13 @@ int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 	if (make_qemu_name(s, path)) {
 		snprintf(why, len, "out of memory");
 		rbd_spec_free(s);
-		return -1;
+		return ENOMEM;
 	}
 	*out = s;
 	return 0;
 }
 
-static int add_used(uint64_t off, uint64_t len, void *arg)
+static errcode_t add_used(uint64_t off, uint64_t len, void *arg)
 {
 	(void)off;
 	*(uint64_t *)arg += len;
@@ -195,17 +196,18 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	struct rbd_dl *d = lib_connect(s);
 	struct rbd_extents x = { 0 };
 	uint64_t used = 0;
-	int w, l;
+	errcode_t ew, el;
+	int w, l, snaps;
 
 	if (!d || rbd_dl_open(d, s->name))
 		goto out;
 	if (*what & RBD_ASK_CLIENTS) {
 		f->clients.watcher[0] = f->clients.locker[0] = '\0';
-		w = rbd_dl_watchers(d, f->clients.watcher,
-				    sizeof(f->clients.watcher));
-		l = rbd_dl_lockers(d, f->clients.locker,
-				   sizeof(f->clients.locker));
-		if (w < 0 || l < 0)
+		ew = rbd_dl_watchers(d, &w, f->clients.watcher,
+				     sizeof(f->clients.watcher));
+		el = rbd_dl_lockers(d, &l, f->clients.locker,
+				    sizeof(f->clients.locker));
+		if (ew || el)
 			goto out;
 		f->clients.watchers = w;
 		f->clients.lockers = l;
@@ -220,14 +222,15 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	 * snapshot, without a clone's parent: the same walk when it has
 	 * none; with snapshots the command counts it
 	 */
-	if ((*what & RBD_ASK_USED) && !s->snap && rbd_dl_snapshots(d) == 0 &&
-	    rbd_dl_extents(d, 0, add_used, &used) == 0) {
+	if ((*what & RBD_ASK_USED) && !s->snap &&
+	    !rbd_dl_snapshots(d, &snaps) && snaps == 0 &&
+	    !rbd_dl_extents(d, 0, add_used, &used)) {
 		f->used_bytes = used;
 		f->used_known = 1;
 		*what &= ~RBD_ASK_USED;
 	}
 	if ((*what & RBD_ASK_MAP) &&
-	    rbd_dl_extents(d, 1, rbd_extent_add, &x) == 0) {
+	    !rbd_dl_extents(d, 1, rbd_extent_add, &x)) {
 		rbd_extents_to_map(&x, f);
 		*what &= ~RBD_ASK_MAP;
 	}
@@ -239,19 +242,21 @@ out:
 		rbd_dl_close_image(d);
 }
 
-int rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
-	    char *why, size_t len)
+errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+		  char *why, size_t len)
 {
+	errcode_t err = 0;
+
 	memset(f, 0, sizeof(*f));
 	/* a snapshot's allocation map is not needed: it is never trimmed */
 	if (s->snap)
 		what &= ~RBD_ASK_MAP;
 	ask_lib(s, &what, f);
-	if (what && rbd_cmd_ask(s, what, f, why, len)) {
+	if (what)
+		err = rbd_cmd_ask(s, what, f, why, len);
+	if (err)
 		rbd_facts_free(f);
-		return -1;
-	}
-	return 0;
+	return err;
 }
 
 void rbd_facts_free(struct rbd_facts *f)

@@ -17,11 +17,11 @@ struct rbd_spec;
 int rbd_is_spec(const char *path);
 
 /*
- * Take @path apart; 0, or -1 with @why saying what is wrong with it
- * (ENOMEM also says so in @why).
+ * Take @path apart; 0, or E2TRIM_ERR_USAGE with @why saying what is wrong
+ * with it (ENOMEM also says so in @why).
  */
-int rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
-		   size_t len);
+errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
+			 size_t len);
 
 /* It names a snapshot (@SNAP): read-only. */
 int rbd_spec_is_snap(const struct rbd_spec *s);
@@ -36,12 +36,13 @@ void rbd_spec_free(struct rbd_spec *s);
 
 /*
  * Ask librbd (rbd_dl.c, one connection kept with @s) what @what says,
- * and the rbd command, all at once, what librbd could not tell.  -1 with
- * words in @why only when the clients were asked and could not be told;
- * what else could not be told is left unknown (0).
+ * and the rbd command, all at once, what librbd could not tell.  An
+ * error (as rbd_cmd_ask()'s, with words in @why) only when the clients
+ * were asked and could not be told; what else could not be told is left
+ * unknown (0).
  */
-int rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
-	    char *why, size_t len);
+errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+		  char *why, size_t len);
 
 void rbd_facts_free(struct rbd_facts *f);
 

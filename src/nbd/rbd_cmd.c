@@ -126,31 +126,37 @@ struct ask_run {
 	char head[512];		/* the image without @SNAP */
 };
 
-/* Did job @i answer?  0, else -1 with its words in @why. */
-static int job_ok(const struct ask_run *r, int i, char *why, size_t len)
+/*
+ * Did job @i answer?  0; else, with its words in @why, the errno value
+ * of why it could not be run (ENOENT: no rbd command), or
+ * E2TRIM_ERR_NBD_START when it failed or said more than is read.
+ */
+static errcode_t job_ok(const struct ask_run *r, int i, char *why,
+			size_t len)
 {
 	const struct cmd_job *j = &r->job[i];
 
 	if (j->start_errno == ENOENT) {
 		snprintf(why, len, "the rbd command cannot be run: install "
 			 "ceph-common");
-		return -1;
+		return ENOENT;
 	}
 	if (j->start_errno) {
 		snprintf(why, len, "rbd: %s", strerror(j->start_errno));
-		return -1;
+		return j->start_errno;
 	}
 	if (!WIFEXITED(j->status) || WEXITSTATUS(j->status) || j->truncated) {
 		if (j->truncated)
 			snprintf(why, len, "rbd: more output than e2trim reads");
 		else
 			first_line(r->efd[i], why, len);
-		return -1;
+		return E2TRIM_ERR_NBD_START;
 	}
 	return 0;
 }
 
-static int ask_start(const struct rbd_spec *s, unsigned int what,
+/* The jobs of @what started and waited for: 0 or an errno value. */
+static errcode_t ask_start(const struct rbd_spec *s, unsigned int what,
 		     struct ask_run *r)
 {
 	int k, i;
@@ -171,7 +177,7 @@ static int ask_start(const struct rbd_spec *s, unsigned int what,
 		r->efd[i] = r->job[i].err_fd =
 			memfd_create("e2trim-rbd", MFD_CLOEXEC);
 		if (r->efd[i] < 0)
-			return -1;
+			return errno;
 	}
 	return run_cmd_many(r->job, r->n);
 }
@@ -212,8 +218,9 @@ static int addresses(const char *json, char *who, size_t len)
 /*
  * `rbd du --exact --format json` lists the image's snapshots (with a
  * "snapshot" key) and the image itself: the entry that is the one named.
+ * 0, or ENODATA when it names no size for it.
  */
-static int parse_used(const struct rbd_spec *s, char *out, uint64_t *used)
+static errcode_t parse_used(const struct rbd_spec *s, char *out, uint64_t *used)
 {
 	char *p, *end, *u;
 
@@ -228,7 +235,7 @@ static int parse_used(const struct rbd_spec *s, char *out, uint64_t *used)
 			return 0;
 		}
 	}
-	return -1;
+	return ENODATA;
 }
 
 static uint64_t parse_granularity(const char *out)
@@ -247,19 +254,19 @@ static int by_start(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The number after "@key": in @p, up to @end; -1 if none. */
-static int json_u64(const char *p, const char *end, const char *key,
+/* The number after "@key": in @p, up to @end; ENODATA if none. */
+static errcode_t json_u64(const char *p, const char *end, const char *key,
 		    uint64_t *v)
 {
 	const char *k = strstr(p, key);
 
 	if (!k || k > end)
-		return -1;
+		return ENODATA;
 	*v = strtoull(k + strlen(key), NULL, 10);
 	return 0;
 }
 
-int rbd_extent_add(uint64_t off, uint64_t len, void *arg)
+errcode_t rbd_extent_add(uint64_t off, uint64_t len, void *arg)
 {
 	struct rbd_extents *x = arg;
 	uint64_t (*nd)[2];
@@ -268,7 +275,7 @@ int rbd_extent_add(uint64_t off, uint64_t len, void *arg)
 		x->cap = x->cap ? 2 * x->cap : 256;
 		nd = realloc(x->d, x->cap * sizeof(*x->d));
 		if (!nd)
-			return -ENOMEM;
+			return ENOMEM;
 		x->d = nd;
 	}
 	x->d[x->n][0] = off;
@@ -302,11 +309,12 @@ void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f)
 /*
  * `rbd diff --format json`: [{"offset":N,"length":N,"exists":"true"},...]
  * with no --from-snap, every extent the image has allocated (a clone's
- * parent's too).
+ * parent's too).  0; EBADMSG when it does not read so, or ENOMEM.
  */
-static int parse_diff(char *out, struct rbd_facts *f)
+static errcode_t parse_diff(char *out, struct rbd_facts *f)
 {
 	struct rbd_extents x = { 0 };
+	errcode_t err = EBADMSG;
 	uint64_t off, len;
 	char *p, *end, *e;
 
@@ -321,35 +329,39 @@ static int parse_diff(char *out, struct rbd_facts *f)
 		e = strstr(p, "\"exists\":\"true\"");
 		if (!len || !e || e > end)
 			continue;
-		if (rbd_extent_add(off, len, &x))
+		err = rbd_extent_add(off, len, &x);
+		if (err)
 			goto bad;
 	}
 	rbd_extents_to_map(&x, f);
 	return 0;
 bad:
 	free(x.d);
-	return -1;
+	return err;
 }
 
 /* What the rbd command says of @what, all at once. */
-int rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
-		struct rbd_facts *f, char *why, size_t len)
+errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
+		      struct rbd_facts *f, char *why, size_t len)
 {
+	errcode_t err, rc = 0;
 	struct ask_run r;
 	char w[256];
-	int i, k, rc = 0;
+	int i, k;
 
-	if (ask_start(s, what, &r)) {
-		snprintf(why, len, "rbd: %s", strerror(errno));
+	err = ask_start(s, what, &r);
+	if (err) {
+		snprintf(why, len, "rbd: %s", strerror((int)err));
 		ask_end(&r);
-		return -1;
+		return err;
 	}
 	for (i = 0; i < r.n; i++) {
 		k = r.which[i];
-		if (job_ok(&r, i, k <= ASK_LOCKS ? why : w,
-			   k <= ASK_LOCKS ? len : sizeof(w))) {
+		err = job_ok(&r, i, k <= ASK_LOCKS ? why : w,
+			     k <= ASK_LOCKS ? len : sizeof(w));
+		if (err) {
 			if (k <= ASK_LOCKS)
-				rc = -1;
+				rc = err;	/* the one @why says */
 			continue;
 		}
 		if (k == ASK_STATUS)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <e2trim_err.h>
 
 struct rbd_spec;
 
@@ -65,19 +66,23 @@ struct rbd_extents {
 };
 
 
-/* One more extent (a walk's callback: @arg is the struct rbd_extents). */
-int rbd_extent_add(uint64_t off, uint64_t len, void *arg);
+/*
+ * One more extent (a walk's callback: @arg is the struct rbd_extents):
+ * 0 or ENOMEM.
+ */
+errcode_t rbd_extent_add(uint64_t off, uint64_t len, void *arg);
 
 /* @x sorted and merged into @f's map; @x is @f's after. */
 void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f);
 
 /*
  * What the rbd command says of @what (RBD_ASK_*), all at once, into @f
- * (zeroed by the caller).  -1 with its words in @why when the clients
- * were asked and could not be told; what else could not be told is left
- * unknown.
+ * (zeroed by the caller).  0; with its words in @why when the clients
+ * were asked and could not be told, the errno value of why the command
+ * could not be run (ENOENT: no rbd command) or E2TRIM_ERR_NBD_START
+ * when it failed; what else could not be told is left unknown.
  */
-int rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
-		struct rbd_facts *f, char *why, size_t len);
+errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
+		      struct rbd_facts *f, char *why, size_t len);
 
 #endif /* E2TRIM_RBD_CMD_H */

@@ -102,35 +102,48 @@ static void load(void)
 			     "(Ceph 13 or later)";
 }
 
+/*
+ * librados and librbd return -errno (or a count); made ours once, here:
+ * the errno value, positive.
+ */
+static errcode_t ceph_err(int rc)
+{
+	if (rc > 0)
+		return EIO;
+	return (errcode_t)-rc;	/* conventions: Ceph's -errno, made ours */
+}
+
 struct rbd_dl {
 	rados_t cluster;
 	rados_ioctx_t io;
 	rbd_image_t image;
 };
 
-int rbd_dl_connect(const char *conf, const char *id, const char *const *key,
-		   const char *const *val, int nopts, struct rbd_dl **out,
-		   char *why, size_t len)
+errcode_t rbd_dl_connect(const char *conf, const char *id,
+			 const char *const *key, const char *const *val,
+			 int nopts, struct rbd_dl **out, char *why, size_t len)
 {
 	struct rbd_dl *d;
+	errcode_t err;
 	int i, rc;
 
 	*out = NULL;
 	pthread_once(&once, load);
 	if (load_error) {
 		snprintf(why, len, "%s", load_error);
-		return -1;
+		return ELIBACC;
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		snprintf(why, len, "out of memory");
-		return -1;
+		return ENOMEM;
 	}
 	rc = fn.create(&d->cluster, id);
 	if (rc) {
 		free(d);
-		snprintf(why, len, "librados: %s", strerror(-rc));
-		return -2;
+		err = ceph_err(rc);
+		snprintf(why, len, "librados: %s", strerror((int)err));
+		return err;
 	}
 	rc = fn.conf_read_file(d->cluster, conf);
 	for (i = 0; !rc && i < nopts; i++)
@@ -138,30 +151,31 @@ int rbd_dl_connect(const char *conf, const char *id, const char *const *key,
 	if (!rc)
 		rc = fn.connect(d->cluster);
 	if (rc) {
-		snprintf(why, len, "librados: %s", strerror(-rc));
+		err = ceph_err(rc);
+		snprintf(why, len, "librados: %s", strerror((int)err));
 		fn.shutdown(d->cluster);
 		free(d);
-		return -2;
+		return err;
 	}
 	*out = d;
 	return 0;
 }
 
 /* POOL[/NAMESPACE]/IMAGE[@SNAP], taken apart in @buf */
-int rbd_dl_open(struct rbd_dl *d, const char *name)
+errcode_t rbd_dl_open(struct rbd_dl *d, const char *name)
 {
 	char buf[512], *pool = buf, *ns = NULL, *img, *snap, *p;
 	int rc;
 
 	rbd_dl_close_image(d);
 	if (snprintf(buf, sizeof(buf), "%s", name) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
+		return ENAMETOOLONG;
 	snap = strchr(buf, '@');
 	if (snap)
 		*snap++ = '\0';
 	img = strchr(buf, '/');
 	if (!img)
-		return -EINVAL;
+		return EINVAL;
 	*img++ = '\0';
 	p = strchr(img, '/');
 	if (p) {
@@ -172,14 +186,16 @@ int rbd_dl_open(struct rbd_dl *d, const char *name)
 	rc = fn.ioctx_create(d->cluster, pool, &d->io);
 	if (rc) {
 		d->io = NULL;
-		return rc;
+		return ceph_err(rc);
 	}
 	if (ns)
 		fn.ioctx_set_namespace(d->io, ns);
 	rc = fn.open_read_only(d->io, img, &d->image, snap);
-	if (rc)
+	if (rc) {
 		d->image = NULL;
-	return rc;
+		return ceph_err(rc);
+	}
+	return 0;
 }
 
 static void append(char *who, size_t len, const char *addr)
@@ -191,23 +207,28 @@ static void append(char *who, size_t len, const char *addr)
 			 addr);
 }
 
-int rbd_dl_watchers(struct rbd_dl *d, char *who, size_t len)
+errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
+			  size_t len)
 {
 	rbd_image_watcher_t w[64];
 	size_t n = sizeof(w) / sizeof(w[0]), i;
 	int rc = fn.watchers_list(d->image, w, &n);
 
-	if (rc == -ERANGE)	/* more than 64: all refused anyway */
-		return (int)n;
+	if (rc == -ERANGE) {	/* more than 64: all refused anyway */
+		*count = (int)n;
+		return 0;
+	}
 	if (rc < 0)
-		return rc;
+		return ceph_err(rc);
 	for (i = 0; i < n; i++)
 		append(who, len, w[i].addr);
 	fn.watchers_list_cleanup(w, n);
-	return (int)n;
+	*count = (int)n;
+	return 0;
 }
 
-int rbd_dl_lockers(struct rbd_dl *d, char *who, size_t len)
+errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
+			 size_t len)
 {
 	char tag[256], clients[4096], cookies[4096], addrs[4096], *p;
 	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
@@ -217,23 +238,29 @@ int rbd_dl_lockers(struct rbd_dl *d, char *who, size_t len)
 				    cookies, &kl, addrs, &al);
 
 	if (n < 0)
-		return (int)n;
+		return ceph_err((int)n);
 	for (i = 0, p = addrs; i < n && p < addrs + al; i++) {
 		append(who, len, p);
 		p += strlen(p) + 1;
 	}
-	return (int)n;
+	*count = (int)n;
+	return 0;
 }
 
-int rbd_dl_snapshots(struct rbd_dl *d)
+errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count)
 {
 	int max = 0;
 	int rc = fn.snap_list(d->image, NULL, &max);
 
 	/* too small an array: it says how many it needs, one for the end */
-	if (rc == -ERANGE)
-		return max > 0 ? max - 1 : 0;
-	return rc;
+	if (rc == -ERANGE) {
+		*count = max > 0 ? max - 1 : 0;
+		return 0;
+	}
+	if (rc < 0)
+		return ceph_err(rc);
+	*count = rc;
+	return 0;
 }
 
 uint64_t rbd_dl_granularity(struct rbd_dl *d)
@@ -259,29 +286,41 @@ uint64_t rbd_dl_granularity(struct rbd_dl *d)
 }
 
 struct walk {
-	int (*cb)(uint64_t off, uint64_t len, void *arg);
+	errcode_t (*cb)(uint64_t off, uint64_t len, void *arg);
 	void *arg;
+	errcode_t err;		/* what stopped the walk, ours */
 };
 
+/*
+ * librbd's callback: a negative return stops the walk (and is what
+ * rbd_diff_iterate2 returns); @cb's code is kept in the walk.
+ * conventions: librbd's callback convention, not ours
+ */
 static int one_extent(uint64_t off, size_t len, int exists, void *arg)
 {
 	struct walk *w = arg;
 
-	return exists && len ? w->cb(off, len, w->arg) : 0;
+	if (!exists || !len)
+		return 0;
+	w->err = w->cb(off, len, w->arg);
+	return w->err ? -ECANCELED : 0;
 }
 
-int rbd_dl_extents(struct rbd_dl *d, int parent,
-		   int (*cb)(uint64_t off, uint64_t len, void *arg),
-		   void *arg)
+errcode_t rbd_dl_extents(struct rbd_dl *d, int parent,
+			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
+			 void *arg)
 {
-	struct walk w = { cb, arg };
+	struct walk w = { cb, arg, 0 };
 	uint64_t size;
 	int rc = fn.get_size(d->image, &size);
 
 	if (rc)
-		return rc;
-	return fn.diff_iterate2(d->image, NULL, 0, size, !!parent, 0,
-				one_extent, &w);
+		return ceph_err(rc);
+	rc = fn.diff_iterate2(d->image, NULL, 0, size, !!parent, 0,
+			      one_extent, &w);
+	if (w.err)
+		return w.err;
+	return rc ? ceph_err(rc) : 0;
 }
 
 void rbd_dl_close_image(struct rbd_dl *d)

@@ -14,40 +14,47 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <et/com_err.h>
 
 struct rbd_dl;
 
 /*
  * Connect as the rbd command would be told: @conf (NULL: librados'
- * search), @id (NULL: admin), Ceph options @key[i]=@val[i].  0; -1 when
- * librbd/librados cannot be loaded, -2 when the cluster did not answer,
- * with words in @why either way.
+ * search), @id (NULL: admin), Ceph options @key[i]=@val[i].  0; ELIBACC
+ * when librbd/librados cannot be loaded, ENOMEM, or librados' errno
+ * value when the cluster did not answer, with words in @why each time.
  */
-int rbd_dl_connect(const char *conf, const char *id, const char *const *key,
-		   const char *const *val, int nopts, struct rbd_dl **out,
-		   char *why, size_t len);
+errcode_t rbd_dl_connect(const char *conf, const char *id,
+			 const char *const *key, const char *const *val,
+			 int nopts, struct rbd_dl **out, char *why, size_t len);
 
-/* The image POOL[/NAMESPACE]/IMAGE[@SNAP] opened read-only: 0 or -errno. */
-int rbd_dl_open(struct rbd_dl *d, const char *name);
+/*
+ * The image POOL[/NAMESPACE]/IMAGE[@SNAP] opened read-only: 0 or an
+ * errno value (ENAMETOOLONG, EINVAL: no POOL/, or librbd's).
+ */
+errcode_t rbd_dl_open(struct rbd_dl *d, const char *name);
 
 /*
  * Of the image open: its watchers' and lockers' addresses (", " between,
- * in @who) and how many; its snapshots; librbd's discard granularity
- * (0: not told).  Each 0 / a count, or -errno.
+ * in @who) and how many (*@count); how many snapshots it has; librbd's
+ * discard granularity (0: not told).  Each 0 or librbd's errno value.
  */
-int rbd_dl_watchers(struct rbd_dl *d, char *who, size_t len);
-int rbd_dl_lockers(struct rbd_dl *d, char *who, size_t len);
-int rbd_dl_snapshots(struct rbd_dl *d);
+errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
+			  size_t len);
+errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
+			 size_t len);
+errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count);
 uint64_t rbd_dl_granularity(struct rbd_dl *d);
 
 /*
  * Every extent the image holds, in order (rbd_diff_iterate2 from its
  * creation, not whole objects; @parent: a clone's parent's too): @cb
- * for each, which returns 0 to go on.  0 or -errno.
+ * for each, which returns 0 to go on.  0, librbd's errno value, or
+ * the code @cb stopped the walk with.
  */
-int rbd_dl_extents(struct rbd_dl *d, int parent,
-		   int (*cb)(uint64_t off, uint64_t len, void *arg),
-		   void *arg);
+errcode_t rbd_dl_extents(struct rbd_dl *d, int parent,
+			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
+			 void *arg);
 
 void rbd_dl_close_image(struct rbd_dl *d);
 void rbd_dl_disconnect(struct rbd_dl *d);
