@@ -11,13 +11,8 @@
 #    loop device's backing file's allocated size, the qcow2's, rbd du
 #    --exact), every file reads back the same, e2fsck -fn is clean, and
 #    the JSON a monitoring system reads says so per target.
-. "$(dirname "$0")/../lib.sh"
-: "${CEPH_CONF:?run through tests/ceph/run.sh}"
-need_root
-C=$CEPH_CONF
+. "$(dirname "$0")/ceph_lib.sh"
 ERR=$T/err
-du_exact() { rbd -c "$C" du --exact --format json "$1" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][-1]["used_size"])'; }
 # files_of IMG[?offset=N]: "name sha256" of every regular file in /
 files_of() {
 	local f

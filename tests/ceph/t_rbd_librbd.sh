@@ -7,13 +7,8 @@
 # PATH log every rbd and qemu-nbd that e2trim starts.  Both runs: exit 0,
 # the JSON's allocated_before/after are what rbd du --exact says, the same
 # bytes trimmed, e2fsck -fn clean on the image exported.
-. "$(dirname "$0")/../lib.sh"
-: "${CEPH_CONF:?run through tests/ceph/run.sh}"
-need_root
-C=$CEPH_CONF
+. "$(dirname "$0")/ceph_lib.sh"
 ERR=$T/err
-du_exact() { rbd -c "$C" du --exact --format json "$1" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][-1]["used_size"])'; }
 
 mkdir -p "$T/bin" "$T/nolib"
 printf 'not a library\n' >"$T/nolib/librados.so.2"

@@ -5,10 +5,8 @@
 # hanging, and once the OSD is back every file reads the same and
 # e2fsck -fn is clean.  Held at its first report with bytes trimmed (the
 # pause hook, no timing).
-. "$(dirname "$0")/../lib.sh"
-: "${CEPH_CONF:?run through tests/ceph/run.sh}" "${CEPH_DIR:?}"
-need_root
-C=$CEPH_CONF
+. "$(dirname "$0")/ceph_lib.sh"
+: "${CEPH_DIR:?run through tests/ceph/run.sh}"
 IMG=rbd/crash
 SPEC="rbd:$IMG:conf=$C:rados_osd_op_timeout=5"
 here=$(cd "$(dirname "$0")" && pwd)

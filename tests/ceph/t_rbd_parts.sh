@@ -3,13 +3,8 @@
 # partition 2 an aged ext4), and RBD images from --targets-from with -j:
 # only free space inside the ext4 is freed, partition 1 and every file
 # read back the same, e2fsck -fn is clean.
-. "$(dirname "$0")/../lib.sh"
-: "${CEPH_CONF:?run through tests/ceph/run.sh}"
-need_root
-C=$CEPH_CONF
+. "$(dirname "$0")/ceph_lib.sh"
 OUT=$T/out ERR=$T/err
-du_exact() { rbd -c "$C" du --exact --format json "$1" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][-1]["used_size"])'; }
 # what must survive: partition 1's bytes, partition 2's files, its fsck
 survivors() {	# IMAGE
 	rbd -c "$C" export --no-progress "$1" "$T/x.img" >/dev/null 2>&1 || fail "rbd export $1"

@@ -3,10 +3,7 @@
 # qemu-nbd has it open, as a VM would), a lock another client holds, and
 # a watcher that comes while e2trim verifies (the check before the first
 # discard).  A snapshot: -n reads it, a trim is refused (3).
-. "$(dirname "$0")/../lib.sh"
-: "${CEPH_CONF:?run through tests/ceph/run.sh}"
-need_root
-C=$CEPH_CONF
+. "$(dirname "$0")/ceph_lib.sh"
 IMG=rbd/busy
 SPEC="rbd:$IMG:conf=$C"
 OUT=$T/out ERR=$T/err
@@ -15,8 +12,6 @@ mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 3
 rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
 image_sha() { rbd -c "$C" export --no-progress "$1" - 2>/dev/null | sha256sum | cut -d' ' -f1; }
-du_exact() { rbd -c "$C" du --exact --format json "$1" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][-1]["used_size"])'; }
 watchers() { rbd -c "$C" status --format json "$IMG" |
 	python3 -c 'import json,sys; print(" ".join(w["address"] for w in json.load(sys.stdin)["watchers"]))'; }
 sha0=$(image_sha "$IMG")

@@ -4,10 +4,7 @@
 # data, every file reads back the same, e2fsck -fn is clean, a second run
 # frees nothing more and trims only what rbd diff calls allocated, -v and
 # --json carry rbd du's numbers.
-. "$(dirname "$0")/../lib.sh"
-: "${CEPH_CONF:?run through tests/ceph/run.sh}"
-need_root
-C=$CEPH_CONF
+. "$(dirname "$0")/ceph_lib.sh"
 IMG=rbd/aged
 SPEC="rbd:$IMG:conf=$C"
 
@@ -52,8 +49,6 @@ note "free space that holds data: $((free_written >> 20)) MiB"
 [ "$free_written" -gt $((90 << 20)) ] || fail "aging left only $free_written bytes in the free space"
 
 rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
-du_exact() { rbd -c "$C" du --exact --format json "$1" |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["images"][-1]["used_size"])'; }
 files_sha() {	# IMAGE -> one line per file: name sha256
 	local f
 	rbd -c "$C" export --no-progress "$1" "$T/out.img" >/dev/null 2>&1 || fail "rbd export $1"
