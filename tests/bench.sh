@@ -24,14 +24,8 @@
 # set then: single quotes are meant.
 # shellcheck disable=SC2016
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-shared=$(cd "${BENCH_SHARED:-$here/../../shared/bench}" 2>/dev/null && pwd) || shared=
-: "${E2TRIM:=$here/../build/e2trim}"
-E2TRIM=$(cd "$(dirname "$E2TRIM")" && pwd)/$(basename "$E2TRIM")
-dir=${BENCH_DIR:-/var/tmp/e2trim-bench}
-AGED_MB=${BENCH_AGED_MB:-1024}
-AGED=aged$((AGED_MB))m.img
-[ "$AGED_MB" != 1024 ] || AGED=aged1g.img
+# shellcheck source-path=SCRIPTDIR source=bench_env.sh
+. "$(dirname "$0")/bench_env.sh"
 mkdir -p "$dir" "$dir/mnt"
 export PATH="$PATH:/sbin:/usr/sbin"
 

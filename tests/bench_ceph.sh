@@ -16,14 +16,10 @@
 #   REPEAT         runs per row (3)
 #   GUEST_TIMEOUT  seconds a guest gets to power off (300)
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-shared=$(cd "${BENCH_SHARED:-$here/../../shared/bench}" 2>/dev/null && pwd) || shared=
-: "${E2TRIM:=$here/../build/e2trim}"
-E2TRIM=$(cd "$(dirname "$E2TRIM")" && pwd)/$(basename "$E2TRIM")
-dir=${BENCH_DIR:-/var/tmp/e2trim-bench}
-mb=${BENCH_AGED_MB:-1024}
-aged=$dir/aged${mb}m.img
-[ "$mb" != 1024 ] || aged=$dir/aged1g.img
+# shellcheck source-path=SCRIPTDIR source=bench_env.sh
+. "$(dirname "$0")/bench_env.sh"
+mb=$AGED_MB
+aged=$dir/$AGED
 # the system's python, qemu and ceph tools first (as tests/ceph/run.sh)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 

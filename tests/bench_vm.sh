@@ -17,10 +17,8 @@
 # PREP strings are run later by eval: single quotes are meant.
 # shellcheck disable=SC2016
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-shared=$(cd "${BENCH_SHARED:-$here/../../shared/bench}" 2>/dev/null && pwd) || shared=
-: "${E2TRIM:=$here/../build/e2trim}"
-dir=${BENCH_DIR:-/var/tmp/e2trim-bench}
+# shellcheck source-path=SCRIPTDIR source=bench_env.sh
+. "$(dirname "$0")/bench_env.sh"
 mkdir -p "$dir"
 export PATH="$PATH:/sbin:/usr/sbin"
 export LIBGUESTFS_BACKEND_SETTINGS=${LIBGUESTFS_BACKEND_SETTINGS-force_tcg}

@@ -1,0 +1,15 @@
+#!/bin/bash
+# tests/bench_env.sh - what every bench script (bench.sh, bench_vm.sh,
+# bench_ceph.sh) starts with: where it is ($here), the shared bench
+# scripts ($shared: mkaged.sh, mkfrag.sh, anchors.sh; BENCH_SHARED), the
+# e2trim measured as an absolute path ($E2TRIM), the folder of the images
+# ($dir: BENCH_DIR) and the aged image's size and name ($AGED_MB, $AGED:
+# BENCH_AGED_MB, 1024 unless only the output is being tried).
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+shared=$(cd "${BENCH_SHARED:-$here/../../shared/bench}" 2>/dev/null && pwd) || shared=
+: "${E2TRIM:=$here/../build/e2trim}"
+E2TRIM=$(cd "$(dirname "$E2TRIM")" && pwd)/$(basename "$E2TRIM")
+dir=${BENCH_DIR:-/var/tmp/e2trim-bench}
+AGED_MB=${BENCH_AGED_MB:-1024}
+AGED=aged$((AGED_MB))m.img
+[ "$AGED_MB" != 1024 ] || AGED=aged1g.img
