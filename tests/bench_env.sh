@@ -5,6 +5,7 @@
 # e2trim measured as an absolute path ($E2TRIM), the folder of the images
 # ($dir: BENCH_DIR) and the aged image's size and name ($AGED_MB, $AGED:
 # BENCH_AGED_MB, 1024 unless only the output is being tried).
+# shellcheck disable=SC2034  # set for the scripts that source this
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shared=$(cd "${BENCH_SHARED:-$here/../../shared/bench}" 2>/dev/null && pwd) || shared=
 : "${E2TRIM:=$here/../build/e2trim}"
