@@ -9,11 +9,12 @@
  * when librbd cannot be loaded or cannot answer, of the `rbd` command
  * (rbd_cmd.c).
  *
- * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options;
- * conf (the cluster's config file) and id (the client's user) are the
- * rbd command's -c and --id, any other key a Ceph option (--KEY VALUE).
- * qemu lets "\:" stand for a colon inside a value: refused here rather
- * than read differently from qemu.
+ * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options,
+ * "\:" a colon inside a name or a value (rbd_name.c, which takes only
+ * the few keys that touch no local file); conf (the cluster's config
+ * file) and id (the client's user) are the rbd command's -c and --id,
+ * the other keys Ceph options (--KEY VALUE).  qemu-nbd gets the name as
+ * written: it undoes the escapes as rbd_name.c does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "rbd_cmd.h"
 #include "rbd_dl.h"
 #include "rbd_int.h"
+#include "rbd_name.h"
 
 #define RBD_PREFIX "rbd:"
 
@@ -71,40 +73,10 @@ void rbd_spec_free(struct rbd_spec *s)
 	free(s);
 }
 
-static errcode_t spec_bad(struct rbd_spec *s, char *why, size_t len,
-			  const char *what)
-{
-	snprintf(why, len, "%s; the form is "
-		 "rbd:POOL/IMAGE[@SNAP][:conf=FILE][:id=USER]", what);
-	rbd_spec_free(s);
-	return E2TRIM_ERR_USAGE;
-}
-
-/* One ":KEY=VALUE" after the name. */
-static errcode_t spec_opt(struct rbd_spec *s, char *kv)
-{
-	char *eq = strchr(kv, '=');
-
-	if (!eq || eq == kv || !eq[1])
-		return EINVAL;
-	*eq = '\0';
-	if (!strcmp(kv, "conf"))
-		s->conf = eq + 1;
-	else if (!strcmp(kv, "id"))
-		s->id = eq + 1;
-	else if (s->nopts < MAX_OPTS) {
-		s->key[s->nopts] = kv;
-		s->val[s->nopts++] = eq + 1;
-	} else
-		return E2BIG;	/* more options than MAX_OPTS */
-	return 0;
-}
-
 errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 			 size_t len)
 {
 	struct rbd_spec *s = calloc(1, sizeof(*s));
-	char *p, *next, *slash, *at;
 
 	*out = NULL;
 	if (s)
@@ -114,28 +86,9 @@ errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 		rbd_spec_free(s);
 		return ENOMEM;
 	}
-	if (strchr(s->buf, '\\'))
-		return spec_bad(s, why, len, "a \\ (qemu's escape) in an "
-				"RBD name is not supported");
-	p = s->buf;
-	next = strchr(p, ':');
-	if (next)
-		*next++ = '\0';
-	s->name = p;
-	slash = strchr(p, '/');
-	at = strchr(p, '@');
-	/* a name starting with '-' would read as an option of rbd's */
-	if (!slash || slash == p || !slash[1] || slash[1] == '@' ||
-	    p[0] == '-' || (at && (at < slash || !at[1])))
-		return spec_bad(s, why, len, "no POOL/IMAGE in the RBD name");
-	s->snap = at != NULL;
-	for (p = next; p; p = next) {
-		next = strchr(p, ':');
-		if (next)
-			*next++ = '\0';
-		if (spec_opt(s, p))
-			return spec_bad(s, why, len,
-					"an RBD option that is not KEY=VALUE");
+	if (rbd_name_parse(s, why, len)) {
+		rbd_spec_free(s);
+		return E2TRIM_ERR_USAGE;
 	}
 	if (make_qemu_name(s, path)) {
 		snprintf(why, len, "out of memory");
