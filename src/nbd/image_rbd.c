@@ -139,6 +139,26 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 }
 
 /*
+ * Where the image's own layer holds data, into @x: a clone's parent is
+ * not its own (a discard over what only the parent holds makes librbd
+ * copy the 4 MiB object up: the clone grows), nor is what a snapshot
+ * holds (a discard there frees nothing, the snapshot keeps it): with
+ * snapshots, only what changed since the newest.  Exact extents, not
+ * whole objects: a discard then never reaches an object the image does
+ * not have itself (the granularity is capped at the object size).
+ */
+static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
+{
+	char from[256];
+	errcode_t err = rbd_dl_newest_snap(d, from, sizeof(from));
+
+	if (!err)
+		err = rbd_dl_extents(d, *from ? from : NULL, 0,
+				     rbd_extent_add, x);
+	return err;
+}
+
+/*
  * What librbd can tell of @what, through the connection: the bits it
  * answered are cleared from *@what.  Whatever it cannot tell (no librbd,
  * an error) is left to the rbd command, which says why in its words.
@@ -177,13 +197,12 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	 */
 	if ((*what & RBD_ASK_USED) && !s->snap &&
 	    !rbd_dl_snapshots(d, &snaps) && snaps == 0 &&
-	    !rbd_dl_extents(d, 0, add_used, &used)) {
+	    !rbd_dl_extents(d, NULL, 0, add_used, &used)) {
 		f->used_bytes = used;
 		f->used_known = 1;
 		*what &= ~RBD_ASK_USED;
 	}
-	if ((*what & RBD_ASK_MAP) &&
-	    !rbd_dl_extents(d, 1, rbd_extent_add, &x)) {
+	if ((*what & RBD_ASK_MAP) && !own_map(d, &x)) {
 		rbd_extents_to_map(&x, f);
 		*what &= ~RBD_ASK_MAP;
 	}
@@ -207,6 +226,18 @@ errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
 	ask_lib(s, &what, f);
 	if (what)
 		err = rbd_cmd_ask(s, what, f, why, len);
+	/*
+	 * qemu's block status counts a clone's parent and the snapshots'
+	 * data as the image's: without its own layer's map nothing is
+	 * trimmed rather than that
+	 */
+	if (!err && (what & RBD_ASK_MAP) && !f->map_known) {
+		snprintf(why, len, "where the RBD image's own layer holds data "
+			 "(without its parent or snapshots) could not be told "
+			 "by librbd (librbd1) or the rbd command: nothing was "
+			 "trimmed");
+		err = E2TRIM_ERR_NBD_START;
+	}
 	if (err)
 		rbd_facts_free(f);
 	return err;
