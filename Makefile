@@ -132,7 +132,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
 	      test_check_desc test_image_format test_handle test_cancel \
-	      test_apply_error test_api
+	      test_apply_error test_api test_rbd_name
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
