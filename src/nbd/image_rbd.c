@@ -106,6 +106,26 @@ static errcode_t add_used(uint64_t off, uint64_t len, void *arg)
 	return 0;
 }
 
+/*
+ * Where the image's own layer holds data, into @x: a clone's parent is
+ * not its own (a discard over what only the parent holds makes librbd
+ * copy the 4 MiB object up: the clone grows), nor is what a snapshot
+ * holds (a discard there frees nothing, the snapshot keeps it): with
+ * snapshots, only what changed since the newest.  Exact extents, not
+ * whole objects: a discard then never reaches an object the image does
+ * not have itself (the granularity is capped at the object size).
+ */
+static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
+{
+	char from[256];
+	errcode_t err = rbd_dl_newest_snap(d, from, sizeof(from));
+
+	if (!err)
+		err = rbd_dl_extents(d, *from ? from : NULL, 0,
+				     rbd_extent_add, x);
+	return err;
+}
+
 /* The connection to the cluster, made once, with qemu's options. */
 static struct rbd_dl *lib_connect(struct rbd_spec *s)
 {
@@ -136,26 +156,6 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 			   sizeof(why)))
 		s->dl = NULL;
 	return s->dl;
-}
-
-/*
- * Where the image's own layer holds data, into @x: a clone's parent is
- * not its own (a discard over what only the parent holds makes librbd
- * copy the 4 MiB object up: the clone grows), nor is what a snapshot
- * holds (a discard there frees nothing, the snapshot keeps it): with
- * snapshots, only what changed since the newest.  Exact extents, not
- * whole objects: a discard then never reaches an object the image does
- * not have itself (the granularity is capped at the object size).
- */
-static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
-{
-	char from[256];
-	errcode_t err = rbd_dl_newest_snap(d, from, sizeof(from));
-
-	if (!err)
-		err = rbd_dl_extents(d, *from ? from : NULL, 0,
-				     rbd_extent_add, x);
-	return err;
 }
 
 /*
