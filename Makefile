@@ -100,7 +100,8 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
-		image_format.c image_qcow2.c rbd_dl.c rbd_cmd.c image_rbd.c) \
+		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
+		image_rbd.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \
 		target_nbd.c target_zero_write.c target_zero_read.c \
@@ -131,7 +132,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
 	      test_check_desc test_image_format test_handle test_cancel \
-	      test_apply_error test_api
+	      test_apply_error test_api test_rbd_name
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
@@ -460,7 +461,7 @@ check-boot: deps-boot
 # A one-node Ceph cluster on 127.0.0.1 (tests/ceph/, README "RBD and thin
 # pools"): one mon, one bluestore OSD on a sparse file, no mgr.  qemu's
 # rbd driver (qemu-block-extra) is what qemu-nbd opens rbd: targets with.
-CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra
+CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra python3-rbd
 
 deps-ceph: deps
 	@$(call apt_need,$(CEPH_PKGS))

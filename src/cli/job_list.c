@@ -62,6 +62,15 @@ static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
+/* Where the field of an rbd: name at @p ends: its first ":" not escaped. */
+static const char *rbd_field_end(const char *p)
+{
+	for (; *p && *p != ':'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return p;
+}
+
 /*
  * An RBD image, "rbd:POOL/IMAGE[@SNAP][:conf=FILE]...": no stat() tells
  * it, so its keys come from its name.  The disk is POOL/IMAGE in the
@@ -77,15 +86,16 @@ static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
 static void rbd_keys(const char *path, struct disk_key *disk,
 		     struct disk_key *same)
 {
-	const char *name = path + 4, *end = name + strcspn(name, ":");
-	const char *at = memchr(name, '@', end - name);
-	const char *conf = strstr(end, ":conf=");
+	const char *name = path + 4, *end = rbd_field_end(name), *at, *f;
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	if (conf) {
-		conf += 6;
-		h = hash_bytes(h, conf, strcspn(conf, ":"));
-	}
+	for (f = end; *f; f = rbd_field_end(f + 1))
+		if (!strncmp(f, ":conf=", 6)) {
+			h = hash_bytes(h, f + 6, rbd_field_end(f + 1) - f - 6);
+			break;
+		}
+	/* an '@' escaped is refused when the target is opened */
+	at = memchr(name, '@', end - name);
 	disk->kind = same->kind = 3;
 	disk->dev = same->dev = (dev_t)h;
 	disk->ino = (ino_t)hash_bytes(h, name, (at ? at : end) - name);

@@ -9,11 +9,12 @@
  * when librbd cannot be loaded or cannot answer, of the `rbd` command
  * (rbd_cmd.c).
  *
- * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options;
- * conf (the cluster's config file) and id (the client's user) are the
- * rbd command's -c and --id, any other key a Ceph option (--KEY VALUE).
- * qemu lets "\:" stand for a colon inside a value: refused here rather
- * than read differently from qemu.
+ * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options,
+ * "\:" a colon inside a name or a value (rbd_name.c, which takes only
+ * the few keys that touch no local file); conf (the cluster's config
+ * file) and id (the client's user) are the rbd command's -c and --id,
+ * the other keys Ceph options (--KEY VALUE).  qemu-nbd gets the name as
+ * written: it undoes the escapes as rbd_name.c does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "rbd_cmd.h"
 #include "rbd_dl.h"
 #include "rbd_int.h"
+#include "rbd_name.h"
 
 #define RBD_PREFIX "rbd:"
 
@@ -71,40 +73,10 @@ void rbd_spec_free(struct rbd_spec *s)
 	free(s);
 }
 
-static errcode_t spec_bad(struct rbd_spec *s, char *why, size_t len,
-			  const char *what)
-{
-	snprintf(why, len, "%s; the form is "
-		 "rbd:POOL/IMAGE[@SNAP][:conf=FILE][:id=USER]", what);
-	rbd_spec_free(s);
-	return E2TRIM_ERR_USAGE;
-}
-
-/* One ":KEY=VALUE" after the name. */
-static errcode_t spec_opt(struct rbd_spec *s, char *kv)
-{
-	char *eq = strchr(kv, '=');
-
-	if (!eq || eq == kv || !eq[1])
-		return EINVAL;
-	*eq = '\0';
-	if (!strcmp(kv, "conf"))
-		s->conf = eq + 1;
-	else if (!strcmp(kv, "id"))
-		s->id = eq + 1;
-	else if (s->nopts < MAX_OPTS) {
-		s->key[s->nopts] = kv;
-		s->val[s->nopts++] = eq + 1;
-	} else
-		return E2BIG;	/* more options than MAX_OPTS */
-	return 0;
-}
-
 errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 			 size_t len)
 {
 	struct rbd_spec *s = calloc(1, sizeof(*s));
-	char *p, *next, *slash, *at;
 
 	*out = NULL;
 	if (s)
@@ -114,28 +86,9 @@ errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 		rbd_spec_free(s);
 		return ENOMEM;
 	}
-	if (strchr(s->buf, '\\'))
-		return spec_bad(s, why, len, "a \\ (qemu's escape) in an "
-				"RBD name is not supported");
-	p = s->buf;
-	next = strchr(p, ':');
-	if (next)
-		*next++ = '\0';
-	s->name = p;
-	slash = strchr(p, '/');
-	at = strchr(p, '@');
-	/* a name starting with '-' would read as an option of rbd's */
-	if (!slash || slash == p || !slash[1] || slash[1] == '@' ||
-	    p[0] == '-' || (at && (at < slash || !at[1])))
-		return spec_bad(s, why, len, "no POOL/IMAGE in the RBD name");
-	s->snap = at != NULL;
-	for (p = next; p; p = next) {
-		next = strchr(p, ':');
-		if (next)
-			*next++ = '\0';
-		if (spec_opt(s, p))
-			return spec_bad(s, why, len,
-					"an RBD option that is not KEY=VALUE");
+	if (rbd_name_parse(s, why, len)) {
+		rbd_spec_free(s);
+		return E2TRIM_ERR_USAGE;
 	}
 	if (make_qemu_name(s, path)) {
 		snprintf(why, len, "out of memory");
@@ -151,6 +104,26 @@ static errcode_t add_used(uint64_t off, uint64_t len, void *arg)
 	(void)off;
 	*(uint64_t *)arg += len;
 	return 0;
+}
+
+/*
+ * Where the image's own layer holds data, into @x: a clone's parent is
+ * not its own (a discard over what only the parent holds makes librbd
+ * copy the 4 MiB object up: the clone grows), nor is what a snapshot
+ * holds (a discard there frees nothing, the snapshot keeps it): with
+ * snapshots, only what changed since the newest.  Exact extents, not
+ * whole objects: a discard then never reaches an object the image does
+ * not have itself (the granularity is capped at the object size).
+ */
+static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
+{
+	char from[256];
+	errcode_t err = rbd_dl_newest_snap(d, from, sizeof(from));
+
+	if (!err)
+		err = rbd_dl_extents(d, *from ? from : NULL, 0,
+				     rbd_extent_add, x);
+	return err;
 }
 
 /* The connection to the cluster, made once, with qemu's options. */
@@ -224,13 +197,12 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	 */
 	if ((*what & RBD_ASK_USED) && !s->snap &&
 	    !rbd_dl_snapshots(d, &snaps) && snaps == 0 &&
-	    !rbd_dl_extents(d, 0, add_used, &used)) {
+	    !rbd_dl_extents(d, NULL, 0, add_used, &used)) {
 		f->used_bytes = used;
 		f->used_known = 1;
 		*what &= ~RBD_ASK_USED;
 	}
-	if ((*what & RBD_ASK_MAP) &&
-	    !rbd_dl_extents(d, 1, rbd_extent_add, &x)) {
+	if ((*what & RBD_ASK_MAP) && !own_map(d, &x)) {
 		rbd_extents_to_map(&x, f);
 		*what &= ~RBD_ASK_MAP;
 	}
@@ -254,6 +226,18 @@ errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
 	ask_lib(s, &what, f);
 	if (what)
 		err = rbd_cmd_ask(s, what, f, why, len);
+	/*
+	 * qemu's block status counts a clone's parent and the snapshots'
+	 * data as the image's: without its own layer's map nothing is
+	 * trimmed rather than that
+	 */
+	if (!err && (what & RBD_ASK_MAP) && !f->map_known) {
+		snprintf(why, len, "where the RBD image's own layer holds data "
+			 "(without its parent or snapshots) could not be told "
+			 "by librbd (librbd1) or the rbd command: nothing was "
+			 "trimmed");
+		err = E2TRIM_ERR_NBD_START;
+	}
 	if (err)
 		rbd_facts_free(f);
 	return err;

@@ -103,7 +103,7 @@ static void first_line(int fd, char *why, size_t len)
 }
 
 /* The questions e2trim asks the rbd command, at once (rbd_cmd_ask()). */
-enum { ASK_STATUS, ASK_LOCKS, ASK_CONFIG, ASK_DU, ASK_DIFF, NASK };
+enum { ASK_STATUS, ASK_LOCKS, ASK_CONFIG, ASK_DU, ASK_DIFF, ASK_INFO, NASK };
 
 static const char *const ask_sub[NASK][4] = {
 	[ASK_STATUS] = { "status", NULL },
@@ -112,6 +112,8 @@ static const char *const ask_sub[NASK][4] = {
 	[ASK_DU] = { "du", "--exact", NULL },
 	/* exact extents: not --whole-object */
 	[ASK_DIFF] = { "diff", NULL },
+	/* with the diff: whether it is the image's own layer (see below) */
+	[ASK_INFO] = { "info", NULL },
 };
 
 /* the most rbd diff may print: ~45 bytes an extent, 1.5 M extents */
@@ -309,7 +311,8 @@ void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f)
 /*
  * `rbd diff --format json`: [{"offset":N,"length":N,"exists":"true"},...]
  * with no --from-snap, every extent the image has allocated (a clone's
- * parent's too).  0; EBADMSG when it does not read so, or ENOMEM.
+ * parent's too: rbd diff cannot leave it out).  0; EBADMSG when it does
+ * not read so, or ENOMEM.
  */
 static errcode_t parse_diff(char *out, struct rbd_facts *f)
 {
@@ -340,6 +343,16 @@ bad:
 	return err;
 }
 
+/* `rbd info --format json`: a clone ("parent") or snapshots? */
+static int layered(const char *out)
+{
+	uint64_t n = 1;
+
+	return strstr(out, "\"parent\":") ||
+	       json_u64(out, out + strlen(out), "\"snapshot_count\":", &n) ||
+	       n;
+}
+
 /* What the rbd command says of @what, all at once. */
 errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
 		      struct rbd_facts *f, char *why, size_t len)
@@ -347,8 +360,10 @@ errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
 	errcode_t err, rc = 0;
 	struct ask_run r;
 	char w[256];
-	int i, k;
+	int i, k, own = 0;
 
+	if (what & RBD_ASK_MAP)
+		what |= 1U << ASK_INFO;
 	err = ask_start(s, what, &r);
 	if (err) {
 		snprintf(why, len, "rbd: %s", strerror((int)err));
@@ -375,9 +390,21 @@ errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
 		else if (k == ASK_DU)
 			f->used_known = !parse_used(s, r.job[i].out,
 						    &f->used_bytes);
-		else
+		else if (k == ASK_DIFF)
 			parse_diff(r.job[i].out, f);
+		else
+			own = !layered(r.job[i].out);
 	}
 	ask_end(&r);
+	/*
+	 * rbd diff counts a clone's parent, and everything a snapshot holds
+	 * too: only the map of an image with neither is its own
+	 */
+	if ((what & RBD_ASK_MAP) && !own) {
+		free(f->data);
+		f->data = NULL;
+		f->ndata = 0;
+		f->map_known = 0;
+	}
 	return rc;
 }

@@ -34,6 +34,22 @@ typedef struct {
 	int source;
 } rbd_config_option_t;
 
+typedef struct {
+	uint64_t id;
+	uint64_t size;
+	const char *name;
+} rbd_snap_info_t;
+
+typedef struct {
+	uint64_t size;
+	uint64_t obj_size;
+	uint64_t num_objs;
+	int order;
+	char block_name_prefix[24];
+	int64_t parent_pool;
+	char parent_name[96];
+} rbd_image_info_t;
+
 static struct {
 	int (*create)(rados_t *, const char *);
 	int (*conf_read_file)(rados_t, const char *);
@@ -50,7 +66,9 @@ static struct {
 	void (*watchers_list_cleanup)(rbd_image_watcher_t *, size_t);
 	ssize_t (*list_lockers)(rbd_image_t, int *, char *, size_t *, char *,
 				size_t *, char *, size_t *, char *, size_t *);
-	int (*snap_list)(rbd_image_t, void *, int *);
+	int (*snap_list)(rbd_image_t, rbd_snap_info_t *, int *);
+	void (*snap_list_end)(rbd_snap_info_t *);
+	int (*stat)(rbd_image_t, rbd_image_info_t *, size_t);
 	int (*config_image_list)(rbd_image_t, rbd_config_option_t *, int *);
 	void (*config_image_list_cleanup)(rbd_config_option_t *, int);
 	int (*get_size)(rbd_image_t, uint64_t *);
@@ -93,6 +111,8 @@ static void load(void)
 	      SYM(rbd, watchers_list_cleanup, "rbd_watchers_list_cleanup") &&
 	      SYM(rbd, list_lockers, "rbd_list_lockers") &&
 	      SYM(rbd, snap_list, "rbd_snap_list") &&
+	      SYM(rbd, snap_list_end, "rbd_snap_list_end") &&
+	      SYM(rbd, stat, "rbd_stat") &&
 	      SYM(rbd, config_image_list, "rbd_config_image_list") &&
 	      SYM(rbd, config_image_list_cleanup,
 		  "rbd_config_image_list_cleanup") &&
@@ -266,6 +286,7 @@ errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count)
 uint64_t rbd_dl_granularity(struct rbd_dl *d)
 {
 	rbd_config_option_t *o;
+	rbd_image_info_t info;
 	int max = 0, i;
 	uint64_t g = 0;
 
@@ -282,7 +303,48 @@ uint64_t rbd_dl_granularity(struct rbd_dl *d)
 		fn.config_image_list_cleanup(o, max);
 	}
 	free(o);
+	/*
+	 * librbd cuts each discard per object and caps the granularity at
+	 * the object size: a chunk wider than an object would reach into
+	 * the next one, which a clone may not have (a discard there copies
+	 * the parent's object up)
+	 */
+	if (g && !fn.stat(d->image, &info, sizeof(info)) && info.obj_size &&
+	    info.obj_size < g)
+		g = info.obj_size;
 	return g;
+}
+
+errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
+{
+	rbd_snap_info_t *s;
+	int max = 0, i, n, newest = -1;
+	errcode_t err = 0;
+
+	*name = '\0';
+	n = fn.snap_list(d->image, NULL, &max);
+	if (n >= 0 && max <= 0)
+		return 0;	/* none */
+	if (n != -ERANGE)
+		return ceph_err(n);
+	s = calloc(max, sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	n = fn.snap_list(d->image, s, &max);
+	if (n < 0) {
+		free(s);
+		return ceph_err(n);
+	}
+	/* the newest is the highest id, whatever the order listed */
+	for (i = 0; i < n; i++)
+		if (s[i].name && (newest < 0 || s[i].id > s[newest].id))
+			newest = i;
+	if (newest >= 0 && snprintf(name, len, "%s", s[newest].name) >=
+			   (int)len)
+		err = ENAMETOOLONG;
+	fn.snap_list_end(s);
+	free(s);
+	return err;
 }
 
 struct walk {
@@ -306,7 +368,7 @@ static int one_extent(uint64_t off, size_t len, int exists, void *arg)
 	return w->err ? -ECANCELED : 0;
 }
 
-errcode_t rbd_dl_extents(struct rbd_dl *d, int parent,
+errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
 			 void *arg)
 {
@@ -316,7 +378,7 @@ errcode_t rbd_dl_extents(struct rbd_dl *d, int parent,
 
 	if (rc)
 		return ceph_err(rc);
-	rc = fn.diff_iterate2(d->image, NULL, 0, size, !!parent, 0,
+	rc = fn.diff_iterate2(d->image, from_snap, 0, size, !!parent, 0,
 			      one_extent, &w);
 	if (w.err)
 		return w.err;

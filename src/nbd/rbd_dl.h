@@ -37,7 +37,8 @@ errcode_t rbd_dl_open(struct rbd_dl *d, const char *name);
 /*
  * Of the image open: its watchers' and lockers' addresses (", " between,
  * in @who) and how many (*@count); how many snapshots it has; librbd's
- * discard granularity (0: not told).  Each 0 or librbd's errno value.
+ * discard granularity as librbd applies it, capped at the object size
+ * (0: not told).  Each 0 or librbd's errno value.
  */
 errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 			  size_t len);
@@ -47,12 +48,19 @@ errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count);
 uint64_t rbd_dl_granularity(struct rbd_dl *d);
 
 /*
- * Every extent the image holds, in order (rbd_diff_iterate2 from its
- * creation, not whole objects; @parent: a clone's parent's too): @cb
- * for each, which returns 0 to go on.  0, librbd's errno value, or
- * the code @cb stopped the walk with.
+ * The name of the image's newest snapshot (the highest id) into @name,
+ * "" when it has none: 0, ENOMEM, ENAMETOOLONG or librbd's errno value.
  */
-errcode_t rbd_dl_extents(struct rbd_dl *d, int parent,
+errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len);
+
+/*
+ * Every extent the image holds, in order (rbd_diff_iterate2, not whole
+ * objects; from its creation, or what changed since snapshot
+ * @from_snap; @parent: a clone's parent's too): @cb for each, which
+ * returns 0 to go on.  0, librbd's errno value, or the code @cb stopped
+ * the walk with.
+ */
+errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
 			 void *arg);
 
