@@ -103,6 +103,12 @@ case_ "${ext4k[@]}" -- "inode bitmap on group 1's backup superblock" \
 	"set_bg 4 inode_bitmap 8193" "set_bg 4 checksum calc"
 case_ "${ext4k[@]}" -- "inode table over the reserved GDT blocks" \
 	"set_bg 6 inode_table 3" "set_bg 6 checksum calc"
+# a backup's reserved GDT blocks: group 1's copy is its superblock at
+# 8193, one descriptor block, then s_reserved_gdt_blocks of them
+rsv=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Reserved GDT blocks:/ {print $4}')
+[ "${rsv:-0}" -gt 8 ] || fail "no reserved GDT blocks to place a bitmap on"
+case_ "${ext4k[@]}" -- "inode bitmap on group 1's backup reserved GDT blocks" \
+	"set_bg 4 inode_bitmap $((8195 + rsv - 1))" "set_bg 4 checksum calc"
 case_ "${ext4k[@]}" -- "two groups, one inode table" \
 	"set_bg 7 inode_table $it3" "set_bg 7 checksum calc"
 case_ -t ext4 -b 1024 -O meta_bg,^resize_inode -- \

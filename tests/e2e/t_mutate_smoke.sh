@@ -78,8 +78,54 @@ printf '#!/bin/sh\n[ "$1" = -n ] || set -- -n "$@"\nexec "%s" "$@"\n' "$E2TRIM" 
 # e2fsck exits 8 while e2trim planned a trim: reported, not skipped
 printf '#!/bin/sh\ne2fsck "$@" >/dev/null 2>&1\nexit 8\n' >"$T/bin/fsck8"
 chmod +x "$T"/bin/*
+# a real trim that also overwrites what e2fsck keeps beside the files:
+# the journal's log blocks (e2fsck -fy does not read an empty log, and no
+# file changes) or an in-use xattr block.  The judge compares every block
+# in use after e2fsck -fy, and e2fsck's own verdict, so both are unsafe.
+# (The $ signs are the wrapper's own.)
+# shellcheck disable=SC2016
+printf '%s\n' '#!/bin/bash' "\"$E2TRIM\" \"\$@\" || exit" \
+	'[ "$1" = -n ] && exit 0' \
+	'img=${*: -1}' \
+	'bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n "s/^Block size: *//p")' \
+	'case $(basename "$0") in' \
+	'wipe-journal) blocks=$(debugfs -R "blocks <8>" "$img" 2>/dev/null | cut -d" " -f2-) ;;' \
+	'wipe-xattr) blocks=$(debugfs -R "stat /d1/f4" "$img" 2>/dev/null | sed -n "s/.*File ACL: \([0-9]*\).*/\1/p") ;;' \
+	'esac' \
+	'[ -n "$blocks" ] || { echo "wipe: nothing found to wipe" >&2; exit 99; }' \
+	'python3 -c "import sys; f = open(sys.argv[1], \"r+b\"); bs = int(sys.argv[2])' \
+	'for b in sys.argv[3:]: f.seek(int(b) * bs); f.write(b\"\\x5a\" * bs)" "$img" "$bs" $blocks' \
+	>"$T/bin/wipe"
+chmod +x "$T/bin/wipe"
+ln -s wipe "$T/bin/wipe-journal"
+ln -s wipe "$T/bin/wipe-xattr"
 E2TRIM=$T/bin/mute19 broken_check "exit 19 and nothing said" bad_exit
 E2TRIM=$T/bin/nodry broken_check "a dry run that writes" dry_run_wrote
 E2TRIM=$T/bin/notrim broken_check "a real trim that punches nothing" bad_output
 E2FSCK=$T/bin/fsck8 broken_check "e2fsck exit 8" fsck_failed
+E2TRIM=$T/bin/wipe-journal broken_check "a trim that wipes the journal's log" unsafe
+broken_check_on() {	# FIXTURE WHAT VERDICT: broken_check on another fixture
+	local out=$T/broken.out
+	if python3 "$MUTATE" --cache "$T/fx" check "$1" "$T/clean.dfs" >"$out" 2>&1; then
+		cat "$out" >&2
+		fail "$2: the harness exited 0"
+	fi
+	grep -q "^verdict: $3 " "$out" || { cat "$out" >&2; fail "$2: verdict is not $3"; }
+	note "$2: $(head -1 "$out")"
+}
+E2TRIM=$T/bin/wipe-xattr broken_check_on rich "a trim that zeroes an in-use xattr block" unsafe
+# a program that refuses everything, with e2trim's words and a refusal
+# code: the control mutants (one in ten) must be trimmed, so it fails
+# shellcheck disable=SC2016
+printf '#!/bin/sh\necho "e2trim: $1: block bitmap marks in-use blocks free; run e2fsck -f" >&2\nexit 19\n' \
+	>"$T/bin/refuse-all"
+chmod +x "$T/bin/refuse-all"
+if E2TRIM=$T/bin/refuse-all python3 "$MUTATE" --cache "$T/fx" run -n 40 --seed 7 -j 2 \
+	--no-minimize --fixtures "$fx" --cases "$T/rcases" >"$T/refuse.out" 2>&1; then
+	cat "$T/refuse.out" >&2
+	fail "a program that refuses everything: the harness exited 0"
+fi
+grep -q '^mutants tried 40:.*refused control [1-9]' "$T/refuse.out" ||
+	{ cat "$T/refuse.out" >&2; fail "refuse-all: no control counted as refused"; }
+note "a program that refuses everything: $(grep -o 'refused control [0-9]*' "$T/refuse.out") of 40 fail it"
 exit 0

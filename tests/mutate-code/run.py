@@ -15,8 +15,11 @@ BASELINE); in `make check`, only failures of other tests count.
 Environment: MUTANTS_CODE (same as --only), MUTATE_CODE_QUICK=1 (same as
 --quick), MUTATE_CODE_TMP (where the copies go; default /tmp).
 
-Prints one line a mutant: KILLED (and by which test), SURVIVED (a missing
-test), or STALE (its text is gone or it does not build: fix mutants.txt).
+Prints one line a mutant: KILLED (and by which test: a failing assertion,
+lib.sh's "FAIL:" or cmocka's "[  FAILED  ]"), SURVIVED (a missing test),
+or STALE (its text is gone, it does not build, or a test failed without
+an assertion: a timeout, a crash of the test's script, a failed `make
+deps` kill nothing; fix mutants.txt or the test).
 Exit 1 if any mutant survived or is stale."""
 
 import argparse
@@ -101,28 +104,43 @@ def sh(cmd, cwd, env=None, timeout=1800):
         return -1, "timeout after %d s" % timeout
 
 
+# What a kill is: a failing assertion of the test, not a timeout, a crash
+# of the test's own script, a build or `make deps` that failed.  lib.sh's
+# fail() prints "FAIL: ...", which run.sh shows behind "  | "; cmocka
+# prints "[  FAILED  ]" for a failed assertion.
+ASSERTION = re.compile(r"^(  \| )?FAIL: |^\[  FAILED  \] ", re.M)
+
+
 def run_test(dst, name):
-    """0 if test NAME passes on the copy in DST, else its output."""
+    """0 if test NAME passes on the copy in DST; else (how, output): how
+    is "assert" when an assertion failed, "other" for anything else."""
     if name.startswith("test_"):
         rc, out = sh(["make", "--no-print-directory", "build/tests/" + name], dst)
         if rc:
-            return "does not build: " + out[-300:]
+            return "other", "does not build: " + out[-300:]
         rc, out = sh([os.path.join(dst, "build", "tests", name)], dst)
-        return out[-400:] if rc else 0
+        if not rc:
+            return 0
+        return ("assert" if rc > 0 and ASSERTION.search(out) else "other",
+                out[-400:])
     rc, out = sh(["bash", "tests/e2e/run.sh", name], dst,
                  {"E2TRIM": os.path.join(dst, "build", "e2trim")})
     if rc == 0 and re.search(r"^PASS ", out, re.M):
         return 0
     if rc == 0:
-        return "no test matched %s" % name
-    return out[-400:]
+        return "other", "no test matched %s" % name
+    m = re.search(r"^FAIL \S+ \(exit (\d+)\)", out, re.M)
+    ok = m and m.group(1) == "1" and ASSERTION.search(out)
+    return ("assert" if ok else "other"), out[-400:]
 
 
 def failed_in_check(out):
-    """Names of what `make check` reported as failed."""
-    names = re.findall(r"^FAIL (t_\w+)", out, re.M)
-    names += re.findall(r"^== \S*/(test_\w+)\n(?:(?!^== ).*\n)*?.*FAILED", out, re.M)
-    return sorted(set(names)) or ["make check (exit != 0)"]
+    """Names of what `make check` reported as failed by an assertion."""
+    names = [n for n, blk in re.findall(
+        r"^FAIL (t_\w+) \(exit 1\)\n((?:  \|.*\n)*)", out, re.M)
+        if ASSERTION.search(blk)]
+    names += re.findall(r"^== \S*/(test_\w+)\n(?:(?!^== ).*\n)*?\[  FAILED  \]", out, re.M)
+    return sorted(set(names))
 
 
 def baseline(tests, tmp):
@@ -137,7 +155,7 @@ def baseline(tests, tmp):
         for t in sorted(tests):
             r = run_test(dst, t)
             if r:
-                bad[t] = r.strip().splitlines()[-1] if r.strip() else "failed"
+                bad[t] = r[1].strip().splitlines()[-1] if r[1].strip() else "failed"
         return bad
     finally:
         shutil.rmtree(dst, ignore_errors=True)
@@ -163,8 +181,13 @@ def one(args):
                 continue
             r = run_test(dst, t)
             if r:
-                if r.startswith("no test matched") or r.startswith("does not build"):
-                    res.update(verdict="stale", why=r)
+                how, out = r
+                if out.startswith("no test matched") or out.startswith("does not build"):
+                    res.update(verdict="stale", why=out)
+                    return res
+                if how != "assert":	# a timeout or a crash proves nothing
+                    res.update(verdict="stale", why="%s failed, but not by an "
+                               "assertion: %s" % (t, out.strip()[-300:]))
                     return res
                 res.update(verdict="killed", by=[t], how="tagged")
                 return res
@@ -176,6 +199,9 @@ def one(args):
         by = [t for t in failed_in_check(out) if t not in skip] if rc else []
         if by:
             res.update(verdict="killed", by=by, how="make check")
+        elif rc:	# make deps, a build, a timeout: not a kill
+            res.update(verdict="stale", why="make check failed, but no test "
+                       "by an assertion: " + out.strip()[-300:])
         else:
             res.update(verdict="survived", how="make check")
         return res

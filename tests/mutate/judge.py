@@ -9,8 +9,27 @@
 
 Every file A keeps (path, type, size, content: one debugfs rdump of the
 tree) must be in B byte for byte, and B must hold nothing A does not.
-Any difference is unsafe, whatever the reason.  No fixture-dependent
-guess decides it.
+Beyond the files, every block that is in use in A after the repair
+(xattr blocks, the journal, directory and extent blocks, the inode
+tables with every inode field and in-inode xattr, the superblocks and
+descriptors) must read the same in B, and e2fsck -fy must say of B what
+it said of A (its exit code): a trim that makes e2fsck fix something it
+did not have to fix before is unsafe.  Any difference is unsafe,
+whatever the reason.  No fixture-dependent guess decides it.
+
+Refusing is not safe by itself.  Control mutants (no edit, or edits
+e2fsck calls harmless: mutations.CONTROLS; the harness checks that
+e2fsck -fy changes nothing in them) must be trimmed: a refusal there is
+"refused_control", a failure, so that a program that refuses everything
+cannot pass.  Any other refusal of a mutant in which e2fsck -fy changes
+nothing is labelled "refused_clean" (a refusal where e2fsck would not
+have had to act: allowed, since where a field and the content disagree
+e2trim may refuse, but counted, for the refusals that are not true).
+
+The real trim goes one of several ways (MODE, drawn per mutant): the
+image file, a loop device over it, -z, --zero-fill, --secure on a loop
+device (which cannot: exit 2 and nothing changed, then the file way),
+or the image as a qcow2 through qemu-nbd, converted back for the oracle.
 
 Verdicts:
   refused      e2trim exit is a documented refusal (10-19, 22-27) and
@@ -20,7 +39,11 @@ Verdicts:
   realloc      the kept files are the same, but e2fsck took some planned
                blocks while repairing A (a new journal, lost+found, a
                copy of a multiply-claimed block): a label, not a failure
-  unsafe       the kept files differ, or e2fsck fails on B only
+  unsafe       the kept files or in-use blocks differ, or e2fsck -fy's
+               exit differs between A and B
+  refused_clean  a refusal of a mutant in which e2fsck -fy changes
+               nothing: a label, not a failure
+  refused_control  a refusal of a control mutant
 Harness failures (each makes the run fail, like unsafe):
   crashed      e2trim killed by a signal, or hung (timeout)
   bad_exit     an exit that is neither 0 nor a documented refusal, or a
@@ -47,9 +70,10 @@ import fixtures
 # README's exit table: 10-19 and 22-27 are refusals; 20 and 21 belong to
 # --fsck, which the harness never gives.
 REFUSALS = set(range(10, 20)) | set(range(22, 28))
-FAILURES = ("unsafe", "crashed", "bad_exit", "bad_output", "dry_run_wrote",
-            "fsck_failed", "harness_error")
-VERDICTS = ("refused", "trimmed", "realloc") + FAILURES
+FAILURES = ("unsafe", "refused_control", "crashed", "bad_exit", "bad_output",
+             "dry_run_wrote", "fsck_failed", "harness_error")
+MODES = ("file", "loop", "zeroout", "zero-fill", "secure", "nbd")
+VERDICTS = ("refused", "refused_clean", "trimmed", "realloc") + FAILURES
 E2FSCK = os.environ.get("E2FSCK", "e2fsck")
 
 
@@ -216,7 +240,138 @@ def diff_manifests(a, b):
     return out
 
 
-def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res):
+def fsck_changes(img, workdir):
+    """e2fsck -fy's exit on a copy of IMG: 0 when it finds nothing to
+    change.  (-fn is not enough: it skips a journal's recovery and calls
+    the rest clean.)"""
+    c = os.path.join(workdir, "clean.img")
+    shutil.copyfile(img, c)
+    try:
+        return _fsck(c)[0]
+    finally:
+        os.unlink(c)
+
+
+def _used_differs(a, b, free, bs, most=50):
+    """Blocks in use in A (not in FREE, A's free ranges after e2fsck -fy)
+    whose bytes differ in B: [block], at most MOST."""
+    bad = []
+    fi = 0
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        pos = 0
+        chunk = max(bs, 1 << 20)
+        while len(bad) < most:
+            x, y = fa.read(chunk), fb.read(chunk)
+            if not x:
+                break
+            if x != y:
+                for off in range(0, len(x), bs):
+                    if x[off:off + bs] == y[off:off + bs]:
+                        continue
+                    blk = (pos + off) // bs
+                    while fi < len(free) and free[fi][1] < blk:
+                        fi += 1
+                    if not (fi < len(free) and free[fi][0] <= blk):
+                        bad.append(blk)
+            pos += len(x)
+    return bad
+
+
+def _within(got, plan):
+    """Ranges of GOT not wholly inside one range of PLAN (both sorted
+    byte extents; PLAN's ranges are disjoint)."""
+    out, j = [], 0
+    for start, length in got:
+        while j < len(plan) and plan[j][0] + plan[j][1] <= start:
+            j += 1
+        if not (j < len(plan) and plan[j][0] <= start and
+                start + length <= plan[j][0] + plan[j][1]):
+            out.append((start, length))
+    return out
+
+
+def _sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _run_loop(e2trim, img, args):
+    """e2trim ARGS on a loop device over IMG; (rc, out, err)."""
+    r = subprocess.run(["losetup", "-f", "--show", img], capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise RuntimeError("losetup: " + r.stderr)
+    dev = r.stdout.strip()
+    try:
+        return _e2trim(e2trim, args + [dev])
+    finally:
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+
+
+def _run_nbd(e2trim, img, args, workdir):
+    """e2trim ARGS on IMG made a qcow2, converted back into IMG."""
+    q = os.path.join(workdir, "mut.qcow2")
+    subprocess.run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", img, q],
+                   check=True, capture_output=True)
+    rc, out, err = _e2trim(e2trim, args + [q])
+    subprocess.run(["qemu-img", "convert", "-f", "qcow2", "-O", "raw", q, img],
+                   check=True, capture_output=True)
+    os.unlink(q)
+    return rc, out, err
+
+
+def _real_trim(e2trim, img, mode, workdir, res):
+    """The real trim of MODE: (rc, --list output, stderr); a mode this
+    host cannot give falls back to the file."""
+    root = os.geteuid() == 0 and shutil.which("losetup")
+    if mode in ("loop", "secure") and not root:
+        mode = "file"
+    if mode == "nbd" and not (shutil.which("qemu-img") and shutil.which("qemu-nbd")):
+        mode = "file"
+    res["mode"] = mode
+    if mode in ("secure", "zeroout"):
+        # a loop device cannot discard securely, tmpfs cannot zero a
+        # range: exit 2 must change nothing; then the file way
+        before = _sha(img)
+        if mode == "secure":
+            rc, out, err = _run_loop(e2trim, img, ["--secure", "--list"])
+        else:
+            rc, out, err = _e2trim(e2trim, ["-z", "--list", img])
+        if rc != 2:
+            return rc, out, err
+        if _sha(img) != before:
+            return None, "", "%s exited 2 and changed the image" % mode
+        res["mode"] = mode = mode + ",file"
+        return _e2trim(e2trim, ["--list", img])
+    if mode == "loop":
+        return _run_loop(e2trim, img, ["--list"])
+    if mode == "nbd":
+        return _run_nbd(e2trim, img, ["--list"], workdir)
+    extra = ["--zero-fill"] if mode == "zero-fill" else []
+    return _e2trim(e2trim, extra + ["--list", img])
+
+
+def _refusal(img, rc, err, res, workdir):
+    """The verdict on a refusal RC: refused, refused_clean,
+    refused_control or bad_exit."""
+    if rc not in REFUSALS or not re.search(r"^e2trim: \S", err, re.M):
+        return "bad_exit"
+    if res.get("control"):
+        res["why"] = "refused with %d a control mutant, which must be trimmed" % rc
+        return "refused_control"
+    res["fsck_rc"] = fsck_changes(img, workdir)
+    if res["fsck_rc"] == 0:
+        res["why"] = ("refused with %d, but e2fsck -fy finds nothing to "
+                      "change in the mutant" % rc)
+        return "refused_clean"
+    return "refused"
+
+
+def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res,
+                mode="file"):
     """Judge the mutant IMG (consumed) into RES; returns RES."""
     a = os.path.join(workdir, "fsck.img")
     before = _stamp(img)
@@ -229,8 +384,7 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res):
         res["verdict"] = "dry_run_wrote"
         return res
     if rc != 0:
-        ok = rc in REFUSALS and re.search(r"^e2trim: \S", err, re.M)
-        res["verdict"] = "refused" if ok else "bad_exit"
+        res["verdict"] = _refusal(img, rc, err, res, workdir)
         return res
     plan = _plan(out)
     if not plan:
@@ -239,16 +393,24 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res):
         return res
     res["plan_extents"] = len(plan)
     shutil.copyfile(img, a)
-    rc2, out2, err2 = _e2trim(e2trim, ["--list", img])
-    if rc2 != 0 or _plan(out2) != plan:
-        res.update(verdict="bad_output", why="the real trim exited %s and "
-                   "planned %d ranges (dry run: %d): %s" % (
-                       rc2, len(_plan(out2) or []), len(plan), err2[-300:]))
+    rc2, out2, err2 = _real_trim(e2trim, img, mode, workdir, res)
+    got = _plan(out2) if rc2 == 0 else None
+    # --zero-fill zeroes every free block, the 4 KiB units a trim keeps
+    # back at an extent's edges too: its list is not the trim's
+    outside = [] if res["mode"] == "zero-fill" else _within(got or [], plan)
+    if got is None or (res["mode"] in ("file", "loop", "secure,file", "zeroout,file")
+                       and got != plan) or \
+            outside:
+        res.update(verdict="bad_output", why="the real trim (%s) exited %s "
+                   "and listed %d ranges (dry run: %d; outside it: %s): %s" % (
+                       res["mode"], rc2, len(got or []), len(plan),
+                       outside[:3], err2[-300:]))
         return res
-    nz = _not_zero(img, plan)
+    nz = _not_zero(img, got)
     if nz:
-        res.update(verdict="bad_output", why="%d planned ranges not zero "
-                   "after the real trim, e.g. %s" % (len(nz), nz[:3]))
+        res.update(verdict="bad_output", why="%d listed ranges not zero "
+                   "after the real trim (%s), e.g. %s" % (len(nz), res["mode"],
+                                                          nz[:3]))
         return res
     frc, fout = _fsck(a)
     res.update(fsck_rc=frc, fsck_out=fout[-6000:])
@@ -257,18 +419,22 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res):
         return res
     brc, bout = _fsck(img)
     res.update(fsck_trimmed_rc=brc)
-    if brc < 0 or brc >= 8:
-        res.update(verdict="unsafe", lost=["e2fsck -fy fails after the trim "
-                                           "(exit %d), not before" % brc],
+    if brc != frc:
+        res.update(verdict="unsafe", lost=["e2fsck -fy exits %d after the "
+                                           "trim, %d without it" % (brc, frc)],
                    fsck_trimmed_out=bout[-3000:])
         return res
+    free_a = free_ranges(a)
+    changed = _used_differs(a, img, free_a, bs)
     ma, ea = manifest(a, workdir, "a", bs)
     mb, eb = manifest(img, workdir, "b", bs)
     lost = diff_manifests(ma, mb)
     if ea != eb:
         lost.append("debugfs read errors differ: %s / %s" % (ea[:3], eb[:3]))
+    if changed:
+        lost.append("blocks in use after e2fsck -fy differ: %s" % changed[:20])
     res["kept_files"] = len(ma)
-    bad = used_in_plan(plan, free_ranges(a), bs)
+    bad = used_in_plan(plan, free_a, bs)
     if bad:
         res["kept_in_plan"] = bad[:50]
         res["kept_blocks"] = sum(y - x + 1 for x, y in bad)

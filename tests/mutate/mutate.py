@@ -47,6 +47,8 @@ import fixtool  # noqa: E402  (images/: the dumpe2fs free-list parser)
 E2TRIM = os.environ.get("E2TRIM", os.path.join(fixtures.TOP, "build", "e2trim"))
 G = {}		# fixture name -> description, shared with the workers by fork
 SAVED = verdict.FAILURES + ("realloc",)	# verdicts kept as case directories
+CONTROL_SHARE = 0.1	# control mutants (mutations.CONTROLS): must be trimmed
+STATS = {"controls": {}, "ways": {}}	# controls' verdicts, real trims by way
 
 
 def _fixture_path(name):
@@ -148,9 +150,10 @@ def used_in_plan(plan, free, bs):
     return bad
 
 
-def judge(fixture, lines, workdir, made=None):
+def judge(fixture, lines, workdir, made=None, mode="file"):
     """Make the mutant (unless MADE: its image and debugfs output) and
-    judge it (judge.py: the verdicts).  Returns a dict."""
+    judge it (judge.py: the verdicts), the real trim done MODE's way.
+    Returns a dict."""
     if not made and mutations.NEEDS_RECOUNT in lines and \
             "# op group_recount" not in lines:
         img, out = make_mutant(fixture, lines, workdir)
@@ -159,16 +162,28 @@ def judge(fixture, lines, workdir, made=None):
         lines = lines + more
     img, dfs_out = made or make_mutant(fixture, lines, workdir)
     res = {"fixture": fixture, "script": lines, "debugfs": dfs_out[-4000:]}
+    res["control"] = any(l.startswith("# control ") for l in lines)
+    if res["control"]:
+        rc = verdict.fsck_changes(img, workdir)
+        if rc != 0:	# the harness's own mistake, never a verdict on e2trim
+            res.update(verdict="harness_error", e2trim_rc=None, e2trim_err="",
+                       why="control mutant, but e2fsck -fy exits %d" % rc)
+            return res
     return verdict.judge_image(E2TRIM, img, workdir, G[fixture]["bs"],
-                               free_ranges, used_in_plan, res)
+                               free_ranges, used_in_plan, res, mode)
 
 
 def mutant(seed, index, names):
     """Fixture and script of mutant INDEX of SEED (always the same)."""
     rng = random.Random("%d-%d" % (seed, index))
     fixture = names[index % len(names)]
+    # drawn apart, so that every other mutant of a seed stays what it was
+    side = random.Random("side-%d-%d" % (seed, index))
+    mode = side.choice(verdict.MODES * 1 + ("file",) * 4)
+    if not ONLY and side.random() < CONTROL_SHARE:
+        return fixture, mutations.generate_control(side, G[fixture]), False, mode
     lines = mutations.generate(rng, G[fixture], ONLY)
-    return fixture, lines, rng.random() < 0.7
+    return fixture, lines, rng.random() < 0.7, mode
 
 
 def minimize(fixture, lines, workdir):
@@ -221,7 +236,7 @@ def save_case(cases, name, res, extra):
 
 def _work(args):
     seed, index, names, cases = args
-    fixture, lines, do_recount = mutant(seed, index, names)
+    fixture, lines, do_recount, mode = mutant(seed, index, names)
     wd = tempfile.mkdtemp(prefix="m%d." % index, dir=SCRATCH)
     try:
         made = make_mutant(fixture, lines, wd)
@@ -234,7 +249,7 @@ def _work(args):
             lines = lines + more
             made = (made[0], made[1] + fixtures.debugfs_script(made[0], more))
         try:
-            res = judge(fixture, lines, wd, made)
+            res = judge(fixture, lines, wd, made, mode)
         except Exception as e:	# never lose a mutant, never call it safe
             res = {"fixture": fixture, "script": lines, "verdict": "harness_error",
                    "why": repr(e)[-2000:], "e2trim_rc": None, "e2trim_err": ""}
@@ -295,6 +310,11 @@ def cmd_run(a):
         for _, res in pool.imap_unordered(_work, jobs, chunksize=4):
             v = res["verdict"]
             counts["tried"] += 1
+            if res.get("control"):
+                c = STATS["controls"]
+                c[v] = c.get(v, 0) + 1
+            if res.get("mode"):
+                STATS["ways"][res["mode"]] = STATS["ways"].get(res["mode"], 0) + 1
             counts[v] += 1
             if v == "refused":
                 by_rc[res["e2trim_rc"]] = by_rc.get(res["e2trim_rc"], 0) + 1
@@ -340,16 +360,22 @@ def _summary(a, counts, by_rc, by_fix, classes, secs):
 
 def report(a, names, counts, by_rc, by_fix, classes, secs):
     print("mutants tried %d: refused %d, trimmed %d, unsafe %d, "
-          "crashed %d (realloc %d, fsck failed %d, bad exit %d, "
+          "crashed %d (refused control %d, refused clean %d, realloc %d, "
+          "fsck failed %d, bad exit %d, "
           "bad output %d, dry run wrote %d, harness error %d; seed %d, "
           "%.0f s, %.2f s/mutant/job)" % (
               counts["tried"], counts["refused"], counts["trimmed"],
-              counts["unsafe"], counts["crashed"], counts["realloc"],
+              counts["unsafe"], counts["crashed"], counts["refused_control"],
+              counts["refused_clean"],
+              counts["realloc"],
               counts["fsck_failed"], counts["bad_exit"], counts["bad_output"],
               counts["dry_run_wrote"], counts["harness_error"],
               a.seed, secs, secs * a.jobs / max(1, counts["tried"])))
     print("refused by exit code: " + ", ".join(
         "%d: %d" % kv for kv in sorted(by_rc.items())))
+    print("controls (must be trimmed): %d, trimmed %d; real trims by way: %s" % (
+        sum(STATS["controls"].values()), STATS["controls"].get("trimmed", 0),
+        ", ".join("%s %d" % kv for kv in sorted(STATS["ways"].items()))))
     for n in names:
         print("  %-18s %s" % (n, ", ".join("%s %d" % kv for kv in sorted(by_fix.get(n, {}).items()))))
     for key, dirs in sorted(classes.items()):
@@ -415,7 +441,7 @@ def cmd_check(a):
     setup([a.fixture], CACHE)
     wd = tempfile.mkdtemp(dir=SCRATCH)
     try:
-        res = judge(a.fixture, lines, wd)
+        res = judge(a.fixture, lines, wd, mode=a.mode)
         _print_verdict(res)
         if a.json:
             print(json.dumps(res))
@@ -456,6 +482,8 @@ def main():
     r.add_argument("fixture")
     r.add_argument("script")
     r.add_argument("--json", action="store_true")
+    r.add_argument("--mode", default="file", choices=verdict.MODES,
+                   help="the real trim's way (judge.py)")
     r.set_defaults(func=cmd_check)
     a = p.parse_args()
     # tmpfs when there is one: a mutant is a few copies of a small image

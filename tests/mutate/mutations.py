@@ -541,6 +541,48 @@ JOURNAL_OPS = (op_journal, op_jnl_fields, op_jnl_inode, op_jnl_super,
                op_jnl_fast_commit, op_jnl_two_maps)
 
 
+# Control mutants: edits e2fsck calls harmless (debugfs keeps every
+# count, bitmap and checksum as the kernel would), and no edit at all.
+# e2trim must trim them; a refusal fails the campaign (judge.py), so that
+# refusing without looking is never taken for safety.
+def ctl_none(rng, g):
+    return []
+
+
+def ctl_rm(rng, g):
+    """Delete a regular file the way rm does: its blocks become free
+    space that e2trim must find and trim."""
+    files = [d for d in g["inos"] if d["type"] == "regular" and d["ino"] > 11
+             and d["path"] and d["blocks"]]
+    return ["rm %s" % rng.choice(files)["path"]] if files else []
+
+
+def ctl_mkdir(rng, g):
+    return ["mkdir /ctl%d" % rng.randrange(1000)]
+
+
+def ctl_times(rng, g):
+    files = [d for d in g["inos"] if d["type"] == "regular" and d["ino"] > 11]
+    if not files:
+        return []
+    return ["sif <%d> mtime %d" % (rng.choice(files)["ino"],
+                                   NOW - rng.randrange(10 ** 6))]
+
+
+def ctl_label(rng, g):
+    return ["ssv volume_name ctl%d" % rng.randrange(1000)]
+
+
+CONTROLS = [(ctl_none, 2), (ctl_rm, 4), (ctl_mkdir, 2), (ctl_times, 1),
+            (ctl_label, 1)]
+
+
+def generate_control(rng, g):
+    """A control mutant's script: one harmless edit, or none."""
+    f = _weighted(rng, CONTROLS)
+    return ["# control %s" % f.__name__[4:]] + f(rng, g)
+
+
 def op_names():
     return [f.__name__[3:] for f, _ in OPS]
 

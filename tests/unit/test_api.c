@@ -139,6 +139,82 @@ static void setters_refuse_bad_arguments(void **state)
 	e2trim_free(t);
 }
 
+/*
+ * Every setter in both orders and at its boundary values: a partition set
+ * after an offset (or the other way round) is refused and the first one
+ * stands, a zero on either side lets the other through; each mode up to
+ * the last is taken and one past it is not; each flag bit alone is taken,
+ * the first bit past them is not.  The open that follows shows what the
+ * handle kept.
+ */
+static void open_label(struct e2trim *t, const char *want, uint64_t off)
+{
+	assert_int_equal(e2trim_open(t, disk), 0);
+	assert_string_equal(e2trim_result(t)->label, want);
+	assert_int_equal(e2trim_result(t)->fs_offset_bytes, off);
+}
+
+static void setters_every_order_and_boundary(void **state)
+{
+	const uint64_t one = part_start[0] * 512, two = part_start[1] * 512;
+	unsigned int m, bit;
+	struct e2trim *t;
+
+	(void)state;
+	/* an offset, then a partition: refused, the offset kept */
+	assert_int_equal(e2trim_new(&t), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_set_offset(t, one), 0);
+	assert_int_equal(e2trim_set_partition(t, 2),
+			 E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_partition(t, 0), 0);
+	open_label(t, "one", one);
+	e2trim_free(t);
+	/* a partition, then an offset: refused, the partition kept */
+	assert_int_equal(e2trim_new(&t), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_set_partition(t, 2), 0);
+	assert_int_equal(e2trim_set_offset(t, one), E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_offset(t, 0), 0);
+	open_label(t, "two", two);
+	e2trim_free(t);
+	/* cleared first, then the other: taken */
+	assert_int_equal(e2trim_new(&t), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_set_partition(t, 1), 0);
+	assert_int_equal(e2trim_set_partition(t, 0), 0);
+	assert_int_equal(e2trim_set_offset(t, two), 0);
+	open_label(t, "two", two);
+	e2trim_free(t);
+	assert_int_equal(e2trim_new(&t), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_set_offset(t, two), 0);
+	assert_int_equal(e2trim_set_offset(t, 0), 0);
+	assert_int_equal(e2trim_set_partition(t, 1), 0);
+	open_label(t, "one", one);
+	e2trim_free(t);
+
+	assert_int_equal(e2trim_new(&t), 0);
+	for (m = E2TRIM_DISCARD; m <= E2TRIM_ZERO_FILL; m++)
+		assert_int_equal(e2trim_set_mode(t, (enum e2trim_mode)m), 0);
+	/* one past the last mode: refused, the last one kept */
+	assert_int_equal(e2trim_set_mode(t, (enum e2trim_mode)(E2TRIM_ZERO_FILL + 1)),
+			 E2TRIM_ERR_INVALID_ARGUMENT);
+	for (bit = 1; bit <= E2TRIM_FLAG_NO_VERIFY; bit <<= 1)
+		assert_int_equal(e2trim_set_flags(t, bit), 0);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_NO_VERIFY << 1),
+			 E2TRIM_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e2trim_set_flags(t, E2TRIM_FLAG_DRYRUN), 0);
+	assert_int_equal(e2trim_set_format(t, "raw"), 0);
+	assert_int_equal(e2trim_set_format(t, NULL), 0);
+	assert_int_equal(e2trim_open(t, good), 0);
+	assert_int_equal(e2trim_apply(t, NULL, NULL), 0);
+	/* zero-fill, the last mode, stood: the free bytes were all 'Z' */
+	assert_true(e2trim_result(t)->bytes_zeroed > 0);
+	assert_int_equal(e2trim_result(t)->dryrun, 1);
+	e2trim_free(t);
+}
+
 /* Options stay set across a failed open, a probe and a listing. */
 static void setters_stay_for_later_opens(void **state)
 {
@@ -285,6 +361,7 @@ int main(void)
 		cmocka_unit_test(setters_refused_after_open),
 		cmocka_unit_test(setters_refuse_bad_arguments),
 		cmocka_unit_test(setters_stay_for_later_opens),
+		cmocka_unit_test(setters_every_order_and_boundary),
 		cmocka_unit_test(partition_two_of_three),
 		cmocka_unit_test(has_macro_and_sizes),
 		cmocka_unit_test(version_numbers),
