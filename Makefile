@@ -148,7 +148,7 @@ $(ERR_C) $(ERR_H) &: src/e2trim_err.et | $(B)
 
 # Every object is position-independent: the same ones go into both
 # libraries.  Only the public e2trim_* functions (and the error table's
-# initializer) are exported from the shared one: libe2trim.map.
+# initializer) are exported from either: libe2trim.map.
 $(B)/%.o: src/%.c | $(ERR_H) $(B)/cli
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
@@ -156,7 +156,26 @@ $(B)/%.o: src/%.c | $(ERR_H) $(B)/cli
 $(B)/e2trim_err.o: $(ERR_C)
 	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
 
-$(LIB_A): $(LIB_OBJS)
+# The static library holds one object: every library object joined by a
+# relocatable link (cc -r, which binds each internal call to our own
+# definition), then every symbol but the exported ones made local, so
+# that a program linked statically sees what libe2trim.so.1 shows and
+# nothing else: its own lib_warn() or range_read() cannot clash with
+# ours (tests/e2e/t_library_static.sh).  The list is libe2trim.map's
+# `name;` lines, the one list of the ABI.
+OBJCOPY ?= objcopy
+LIB_SYMS := $(B)/libe2trim.syms
+$(LIB_SYMS): src/libe2trim.map | $(B)
+	sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);$$/\1/p' $< >$@.tmp
+	test -s $@.tmp
+	mv $@.tmp $@
+
+$(B)/libe2trim.o: $(LIB_OBJS) $(LIB_SYMS)
+	$(CC) -r -nostdlib -o $@.all $(LIB_OBJS)
+	$(OBJCOPY) --keep-global-symbols=$(LIB_SYMS) $@.all $@
+	rm -f $@.all
+
+$(LIB_A): $(B)/libe2trim.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
