@@ -51,6 +51,7 @@ struct cli_range {
 
 struct cli_control {
 	const char *device;	/* the target in messages (one at a time) */
+	const char *shown;	/* device as lines of text show it: text_safe() */
 	const char *path;	/* what to open: device without "?offset=N" */
 	struct cli_range range;	/* -o, -l, -m */
 	struct cli_opts opts;	/* -p, -s, -z, -n, -f, --no-verify,
@@ -81,6 +82,13 @@ struct cli_control {
  */
 void warnx_target(const char *target, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * @s as a line of text shows it, into @buf (@len bytes, cut to fit):
+ * each control byte (below 0x20, and 0x7f) as \xHH, as --list writes
+ * names, the rest as it is.  Returns @buf.
+ */
+const char *text_safe(const char *s, char *buf, size_t len);
 
 /* @o into @t's setters, before e2trim_open() or e2trim_probe(). */
 errcode_t cli_set_options(struct e2trim *t, const struct cli_opts *o);
