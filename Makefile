@@ -376,7 +376,8 @@ mutate-code: deps
 		python3 tests/mutate-code/run.py -j $(MUTATE_CODE_JOBS)
 
 # Everything `make install` puts in place, and `make uninstall` removes.
-INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
+INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(MANDIR)/man3/libe2trim.3 \
+	    $(DOCDIR)/e2trim.conf \
 	    $(INCLUDEDIR)/e2trim.h $(INCLUDEDIR)/e2trim_err.h \
 	    $(LIBDIR)/libe2trim.a $(LIBDIR)/libe2trim.so.$(SO_VERSION) \
 	    $(LIBDIR)/libe2trim.so $(LIBDIR)/pkgconfig/e2trim.pc \
@@ -404,6 +405,7 @@ install: all
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8
+	install -D -m 0644 src/libe2trim.3 $(DESTDIR)$(MANDIR)/man3/libe2trim.3
 	install -D -m 0644 src/e2trim.conf $(DESTDIR)$(DOCDIR)/e2trim.conf
 	install -D -m 0755 src/initramfs-tools/hooks/e2trim \
 		$(DESTDIR)$(INITRAMFSDIR)/hooks/e2trim
