@@ -158,7 +158,8 @@ $(B)/e2trim_err.o: $(ERR_C)
 
 # The static library holds one object: every library object joined by a
 # relocatable link (cc -r, which binds each internal call to our own
-# definition), then every symbol but the exported ones made local, so
+# definition; LDFLAGS too, so that blhc sees the hardening flags on
+# every link), then every symbol but the exported ones made local, so
 # that a program linked statically sees what libe2trim.so.1 shows and
 # nothing else: its own lib_warn() or range_read() cannot clash with
 # ours (tests/e2e/t_library_static.sh).  The list is libe2trim.map's
@@ -171,7 +172,7 @@ $(LIB_SYMS): src/libe2trim.map | $(B)
 	mv $@.tmp $@
 
 $(B)/libe2trim.o: $(LIB_OBJS) $(LIB_SYMS)
-	$(CC) -r -nostdlib -o $@.all $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -r -nostdlib -o $@.all $(LIB_OBJS)
 	$(OBJCOPY) --keep-global-symbols=$(LIB_SYMS) $@.all $@
 	rm -f $@.all
 
