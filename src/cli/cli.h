@@ -10,6 +10,7 @@
 #ifndef E2TRIM_CLI_H
 #define E2TRIM_CLI_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "e2trim.h"
@@ -89,6 +90,8 @@ void warnx_target(const char *target, const char *fmt, ...)
  * names, the rest as it is.  Returns @buf.
  */
 const char *text_safe(const char *s, char *buf, size_t len);
+/* room for a target's label (a path, ", partition N") all escaped */
+#define TEXT_SAFE_NAME_LEN (4 * (PATH_MAX + 32) + 1)
 
 /* @o into @t's setters, before e2trim_open() or e2trim_probe(). */
 errcode_t cli_set_options(struct e2trim *t, const struct cli_opts *o);

@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -541,7 +540,7 @@ static void run_target(const struct cli_control *base,
 	struct cli_control ctl = *base;
 	struct outcome *o = &r->out;
 	struct e2trim *t = NULL;
-	char shown[4 * (PATH_MAX + 32) + 1];
+	char shown[TEXT_SAFE_NAME_LEN];
 	errcode_t err;
 
 	ctl.device = r->label;
