@@ -149,7 +149,7 @@ $(ERR_C) $(ERR_H) &: src/e2trim_err.et | $(B)
 
 # Every object is position-independent: the same ones go into both
 # libraries.  Only the public e2trim_* functions (and the error table's
-# initializer) are exported from the shared one: libe2trim.map.
+# initializer) are exported from either: libe2trim.map.
 $(B)/%.o: src/%.c | $(ERR_H) $(B)/cli
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
@@ -157,7 +157,27 @@ $(B)/%.o: src/%.c | $(ERR_H) $(B)/cli
 $(B)/e2trim_err.o: $(ERR_C)
 	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
 
-$(LIB_A): $(LIB_OBJS)
+# The static library holds one object: every library object joined by a
+# relocatable link (cc -r, which binds each internal call to our own
+# definition; LDFLAGS too, so that blhc sees the hardening flags on
+# every link), then every symbol but the exported ones made local, so
+# that a program linked statically sees what libe2trim.so.1 shows and
+# nothing else: its own lib_warn() or range_read() cannot clash with
+# ours (tests/e2e/t_library_static.sh).  The list is libe2trim.map's
+# `name;` lines, the one list of the ABI.
+OBJCOPY ?= objcopy
+LIB_SYMS := $(B)/libe2trim.syms
+$(LIB_SYMS): src/libe2trim.map | $(B)
+	sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);$$/\1/p' $< >$@.tmp
+	test -s $@.tmp
+	mv $@.tmp $@
+
+$(B)/libe2trim.o: $(LIB_OBJS) $(LIB_SYMS)
+	$(CC) $(LDFLAGS) -r -nostdlib -o $@.all $(LIB_OBJS)
+	$(OBJCOPY) --keep-global-symbols=$(LIB_SYMS) $@.all $@
+	rm -f $@.all
+
+$(LIB_A): $(B)/libe2trim.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -358,7 +378,8 @@ mutate-code: deps
 		python3 tests/mutate-code/run.py -j $(MUTATE_CODE_JOBS)
 
 # Everything `make install` puts in place, and `make uninstall` removes.
-INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(DOCDIR)/e2trim.conf \
+INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(MANDIR)/man3/libe2trim.3 \
+	    $(DOCDIR)/e2trim.conf \
 	    $(INCLUDEDIR)/e2trim.h $(INCLUDEDIR)/e2trim_err.h \
 	    $(LIBDIR)/libe2trim.a $(LIBDIR)/libe2trim.so.$(SO_VERSION) \
 	    $(LIBDIR)/libe2trim.so $(LIBDIR)/pkgconfig/e2trim.pc \
@@ -386,6 +407,7 @@ install: all
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8
+	install -D -m 0644 src/libe2trim.3 $(DESTDIR)$(MANDIR)/man3/libe2trim.3
 	install -D -m 0644 src/e2trim.conf $(DESTDIR)$(DOCDIR)/e2trim.conf
 	install -D -m 0755 src/initramfs-tools/hooks/e2trim \
 		$(DESTDIR)$(INITRAMFSDIR)/hooks/e2trim

@@ -178,6 +178,33 @@ int e2trim_exit_code(errcode_t code)
 	return ce ? (int)ce->exit : E2TRIM_EXIT_ERROR;
 }
 
+/*
+ * @fmt's text into @buf (@len bytes), each control byte (below 0x20, and
+ * 0x7f) written as \xHH, as the command's --list writes names: the
+ * particulars often hold a file name, which may hold a newline or a
+ * terminal's escape sequence, and a message is one line of text that a
+ * caller prints as it is.  Cut, never overrun, when it does not fit.
+ */
+static void text_vprintf(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	char raw[DETAIL_LEN];
+	const unsigned char *p;
+	size_t n = 0;
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	for (p = (const unsigned char *)raw; *p && n + 1 < len; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			buf[n++] = (char)*p;
+			continue;
+		}
+		if (n + 5 > len)
+			break;
+		snprintf(buf + n, len - n, "\\x%02x", *p);
+		n += 4;
+	}
+	buf[n] = '\0';
+}
+
 errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 {
 	va_list ap;
@@ -186,7 +213,7 @@ errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 	t->detail[0] = '\0';
 	if (fmt) {
 		va_start(ap, fmt);
-		vsnprintf(t->detail, sizeof(t->detail), fmt, ap);
+		text_vprintf(t->detail, sizeof(t->detail), fmt, ap);
 		va_end(ap);
 	}
 	return code;
@@ -241,7 +268,7 @@ void lib_forced(struct e2trim *t, errcode_t code, const char *fmt, ...)
 	buf[0] = '\0';
 	if (fmt) {
 		va_start(ap, fmt);
-		vsnprintf(buf, sizeof(t->forced_detail[0]), fmt, ap);
+		text_vprintf(buf, sizeof(t->forced_detail[0]), fmt, ap);
 		va_end(ap);
 	}
 	t->forced[t->nforced++] = code;
@@ -254,8 +281,8 @@ void lib_warn(struct e2trim *t, const char *fmt, ...)
 	if (t->nwarnings == MAX_WARNINGS)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(t->warnings[t->nwarnings++], sizeof(t->warnings[0]), fmt,
-		  ap);
+	text_vprintf(t->warnings[t->nwarnings++], sizeof(t->warnings[0]), fmt,
+		     ap);
 	va_end(ap);
 }
 

@@ -10,6 +10,7 @@
 #ifndef E2TRIM_CLI_H
 #define E2TRIM_CLI_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "e2trim.h"
@@ -51,6 +52,7 @@ struct cli_range {
 
 struct cli_control {
 	const char *device;	/* the target in messages (one at a time) */
+	const char *shown;	/* device as lines of text show it: text_safe() */
 	const char *path;	/* what to open: device without "?offset=N" */
 	struct cli_range range;	/* -o, -l, -m */
 	struct cli_opts opts;	/* -p, -s, -z, -n, -f, --no-verify,
@@ -81,6 +83,15 @@ struct cli_control {
  */
 void warnx_target(const char *target, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * @s as a line of text shows it, into @buf (@len bytes, cut to fit):
+ * each control byte (below 0x20, and 0x7f) as \xHH, as --list writes
+ * names, the rest as it is.  Returns @buf.
+ */
+const char *text_safe(const char *s, char *buf, size_t len);
+/* room for a target's label (a path, ", partition N") all escaped */
+#define TEXT_SAFE_NAME_LEN (4 * (PATH_MAX + 32) + 1)
 
 /* @o into @t's setters, before e2trim_open() or e2trim_probe(). */
 errcode_t cli_set_options(struct e2trim *t, const struct cli_opts *o);

@@ -450,7 +450,7 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 	report_minlen_raised(ctl, r);
 	/* asked for, as --list is: -q does not drop it; --json has it */
 	if (ctl->histogram && !ctl->json)
-		histogram_print(cli_out(), ctl->device, e2trim_histogram(t));
+		histogram_print(cli_out(), ctl->shown, e2trim_histogram(t));
 }
 
 /*
@@ -540,9 +540,11 @@ static void run_target(const struct cli_control *base,
 	struct cli_control ctl = *base;
 	struct outcome *o = &r->out;
 	struct e2trim *t = NULL;
+	char shown[TEXT_SAFE_NAME_LEN];
 	errcode_t err;
 
 	ctl.device = r->label;
+	ctl.shown = text_safe(r->label, shown, sizeof(shown));
 	ctl.path = r->path;
 	ctl.opts = r->opts;
 	/* --json: stdout is the document's; messages stay on stderr */

@@ -344,9 +344,9 @@ void progress_start(const struct cli_control *ctl, struct e2trim *t)
 		pthread_mutex_lock(&lock);
 		prog.on = 1;
 		if (prog.several)
-			take_slot(ctl->device);
+			take_slot(ctl->shown);
 		else
-			prog.device = ctl->device;
+			prog.device = ctl->shown;
 		/* tests only: slow each report down to see the line move */
 		prog.delay_ms = delay ? (unsigned int)strtoul(delay, NULL, 10)
 				      : 0;

@@ -56,7 +56,7 @@ void report_minlen_raised(const struct cli_control *ctl,
 	    (r->range_minlen_bytes || ctl->verbose > 1) &&
 	    r->minlen_applied_bytes > r->range_minlen_bytes)
 		fprintf(out, "%s: minimum raised to %s, the discard granularity\n",
-			ctl->device,
+			ctl->shown,
 			size_to_human(r->minlen_applied_bytes, h, sizeof(h)));
 }
 
@@ -67,7 +67,7 @@ static void report_zero_fill(const struct cli_control *ctl,
 	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
 
 	fprintf(cli_out(), "%s: %s (%" PRIu64 " bytes) zeroed%s, %s (%" PRIu64
-		" bytes) already zero\n", ctl->device,
+		" bytes) already zero\n", ctl->shown,
 		size_to_human(r->bytes_zeroed, h, sizeof(h)), r->bytes_zeroed,
 		r->dryrun ? " (dry run)" : "",
 		size_to_human(r->bytes_already_zero, z, sizeof(z)),
@@ -86,11 +86,11 @@ void report_summary(const struct cli_control *ctl,
 		report_zero_fill(ctl, r);
 	else
 		fprintf(out, "%s: %s (%" PRIu64 " bytes) trimmed%s\n",
-			ctl->device,
+			ctl->shown,
 			size_to_human(r->bytes_trimmed, h, sizeof(h)),
 			r->bytes_trimmed, r->dryrun ? " (dry run)" : "");
 	fprintf(out, "%s: %" PRIu64 " free extent%s, %" PRIu64 " request%s",
-		ctl->device, r->extents, r->extents == 1 ? "" : "s",
+		ctl->shown, r->extents, r->extents == 1 ? "" : "s",
 		r->requests, r->requests == 1 ? "" : "s");
 	if (r->bytes_already_sparse)
 		fprintf(out, ", %s already sparse",
@@ -124,7 +124,7 @@ void report_allocated(const struct cli_control *ctl,
 	/* a dry run frees nothing: say what the trim would */
 	if (r->dryrun) {
 		fprintf(out, "%s: %s%sallocated %s; the trim would free up to "
-			"%s (dry run)\n", ctl->device, r->image_format,
+			"%s (dry run)\n", ctl->shown, r->image_format,
 			r->image_format[0] ? " image " : "image ",
 			size_to_human(before, b, sizeof(b)),
 			size_to_human(r->bytes_trimmed, s, sizeof(s)));
@@ -132,7 +132,7 @@ void report_allocated(const struct cli_control *ctl,
 	}
 	/* a split extent can cost the host a block of its extent tree */
 	fprintf(out, "%s: %s%sallocated %s before, %s after, %s %s\n",
-		ctl->device, r->image_format, r->image_format[0] ? " image " :
+		ctl->shown, r->image_format, r->image_format[0] ? " image " :
 		"image ", size_to_human(before, b, sizeof(b)),
 		size_to_human(after, a, sizeof(a)),
 		size_to_human(after > before ? after - before : before - after,

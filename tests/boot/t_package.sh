@@ -6,7 +6,7 @@
 # dpkg-buildflags' hardening.  libe2trim1 holds libe2trim.so.1 in the
 # multiarch directory (soname libe2trim.so.<the version's major>, a
 # symbols file, the ldconfig trigger), which the packaged e2trim links;
-# libe2trim-dev the headers, libe2trim.a, the .so link and e2trim.pc.
+# libe2trim-dev the headers, libe2trim.a, the .so link, e2trim.pc and libe2trim(3).
 # lintian finds no error and no warning in the three, and blhc no missing
 # hardening flag in make deb's build log.
 # shellcheck source-path=SCRIPTDIR source=bootlib.sh
@@ -66,7 +66,7 @@ note "$(basename "$LIBDEB"): libe2trim.so.1 (soname $soname), symbols, ldconfig 
 dpkg-deb -c "$DEVDEB" | awk '{print $1, $NF}' >"$T/dev.contents"
 for f in -rw-r--r--:./usr/include/e2trim.h -rw-r--r--:./usr/include/e2trim_err.h \
 	"-rw-r--r--:./usr/lib/$ma/libe2trim.a" "-rw-r--r--:./usr/lib/$ma/pkgconfig/e2trim.pc" \
-	lrwxrwxrwx:libe2trim.so.1; do
+	-rw-r--r--:./usr/share/man/man3/libe2trim.3.gz lrwxrwxrwx:libe2trim.so.1; do
 	grep -qxF -- "${f%%:*} ${f#*:}" "$T/dev.contents" || fail "libe2trim-dev lacks ${f#*:} (${f%%:*})"
 done
 dpkg-deb -c "$DEVDEB" | grep -q " ./usr/lib/$ma/libe2trim.so -> libe2trim.so.1$" ||
@@ -77,7 +77,7 @@ mkdir -p "$T/dev"
 dpkg-deb -x "$DEVDEB" "$T/dev"
 assert_grep "^libdir=\\\${prefix}/lib/$ma$" "$T/dev/usr/lib/$ma/pkgconfig/e2trim.pc" "e2trim.pc's libdir"
 assert_grep "^Version: $ver$" "$T/dev/usr/lib/$ma/pkgconfig/e2trim.pc" "e2trim.pc's version"
-note "$(basename "$DEVDEB"): e2trim.h, e2trim_err.h, libe2trim.a, the .so link, e2trim.pc"
+note "$(basename "$DEVDEB"): e2trim.h, e2trim_err.h, libe2trim.a, the .so link, e2trim.pc, libe2trim(3)"
 
 # lintian and blhc, asserted (make deb runs them too)
 changes=("$DEBDIR"/*.changes)

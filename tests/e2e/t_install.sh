@@ -1,10 +1,10 @@
 #!/bin/bash
 # make install with DESTDIR (and PREFIX) puts every file in place with
-# the right mode: the binary, the man page, the example config, the
+# the right mode: the binary, the man pages e2trim(8) and libe2trim(3), the example config, the
 # initramfs-tools hook and script, the dracut module, the systemd unit
 # (its ExecStart names the installed binary), libe2trim (header, both
-# libraries, e2trim.pc with the prefix); the installed man page
-# renders; systemd-analyze verifies the unit, and a mount unit with the
+# libraries, e2trim.pc with the prefix); the installed man pages
+# render (man --warnings -l: none); systemd-analyze verifies the unit, and a mount unit with the
 # drop-in e2trim(8) documents, in the installed tree.  make uninstall
 # removes every file again.  Once more with Debian's multiarch LIBDIR
 # (what debian/rules passes): the libraries and e2trim.pc go there, and
@@ -37,7 +37,8 @@ for how in /usr/local /usr "/usr lib/$multiarch"; do
 		"$root/usr/share/initramfs-tools/scripts/local-premount/e2trim" \
 		"$root/usr/lib/dracut/modules.d/90e2trim/module-setup.sh" \
 		"$root/usr/lib/dracut/modules.d/90e2trim/e2trim-pre-mount.sh"
-	installed 644 "$p/share/man/man8/e2trim.8" "$p/share/doc/e2trim/e2trim.conf" \
+	installed 644 "$p/share/man/man8/e2trim.8" "$p/share/man/man3/libe2trim.3" \
+		"$p/share/doc/e2trim/e2trim.conf" \
 		"$p/lib/systemd/system/e2trim@.service" \
 		"$p/include/e2trim.h" "$p/include/e2trim_err.h" "$l/libe2trim.a" \
 		"$l/pkgconfig/e2trim.pc"
@@ -60,15 +61,20 @@ for how in /usr/local /usr "/usr lib/$multiarch"; do
 	assert_grep "^ExecStart=$prefix/sbin/e2trim " "$p/lib/systemd/system/e2trim@.service" \
 		"unit's ExecStart, PREFIX=$prefix"
 	cmp -s "$p/share/man/man8/e2trim.8" "$top/src/e2trim.8" || fail "man page differs"
+	cmp -s "$p/share/man/man3/libe2trim.3" "$top/src/libe2trim.3" || fail "libe2trim(3) differs"
 	if command -v man >/dev/null; then
 		MANWIDTH=80 man --warnings -l "$p/share/man/man8/e2trim.8" >"$T/man.txt" 2>"$T/man.err" ||
 			fail "man -l failed"
 		[ ! -s "$T/man.err" ] || { cat "$T/man.err"; fail "man -l warnings"; }
 		assert_grep "EXIT STATUS" "$T/man.txt" "rendered man page"
+		MANWIDTH=80 man --warnings -l "$p/share/man/man3/libe2trim.3" >"$T/man.txt" 2>"$T/man.err" ||
+			fail "man -l libe2trim.3 failed"
+		[ ! -s "$T/man.err" ] || { cat "$T/man.err"; fail "man -l libe2trim.3: warnings"; }
+		assert_grep "THE HANDLE AND ITS STATES" "$T/man.txt" "rendered libe2trim(3)"
 	else
 		left_out "man -l (make deps installs man-db)"
 	fi
-	note "PREFIX=$prefix LIBDIR=$prefix/$libsub: every file in place; the man page renders"
+	note "PREFIX=$prefix LIBDIR=$prefix/$libsub: every file in place; e2trim(8) and libe2trim(3) render"
 
 	if command -v systemd-analyze >/dev/null; then
 		d="$root/etc/systemd/system"

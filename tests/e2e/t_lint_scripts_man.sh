@@ -34,6 +34,29 @@ groff -man -ww -z "$man" >"$T/groff.out" 2>&1 || { cat "$T/groff.out"; fail "gro
 [ ! -s "$T/groff.out" ] || { cat "$T/groff.out"; fail "groff warnings"; }
 note "e2trim.8: no groff warnings"
 
+# libe2trim(3): no groff warnings; both pages render through man -l
+# without one; every name libe2trim.map exports is in it; its EXAMPLES
+# program compiles against the header, warning-free
+lib3=$top/src/libe2trim.3
+command -v man >/dev/null || skip "man not installed (make deps installs man-db)"
+groff -man -ww -z "$lib3" >"$T/groff.out" 2>&1 || { cat "$T/groff.out"; fail "groff libe2trim.3"; }
+[ ! -s "$T/groff.out" ] || { cat "$T/groff.out"; fail "libe2trim.3: groff warnings"; }
+for page in "$man" "$lib3"; do
+	MANWIDTH=80 man --warnings -l "$page" >/dev/null 2>"$T/man.err" || fail "man -l $page"
+	[ ! -s "$T/man.err" ] || { cat "$T/man.err"; fail "man -l $page: warnings"; }
+done
+syms=$(sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);$/\1/p' "$top/src/libe2trim.map")
+[ -n "$syms" ] || fail "no symbols in libe2trim.map"
+for s in $syms; do
+	grep -qw -- "$s" "$lib3" || fail "libe2trim.3 does not name $s (libe2trim.map)"
+done
+sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$lib3" | sed -n '/^\.nf$/,/^\.fi$/p' |
+	sed -e '/^\.[nf][fi]$/d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$T/example.c"
+grep -q 'int main' "$T/example.c" || fail "no program in libe2trim.3's EXAMPLES"
+cc -std=c99 -Wall -Wextra -Werror -fsyntax-only -I"$top/src" -I"$(dirname "$E2TRIM")" \
+	"$T/example.c" 2>"$T/cc.out" || { cat "$T/cc.out"; fail "libe2trim.3's example does not compile"; }
+note "libe2trim.3: no groff or man warnings, names the $(echo "$syms" | wc -w) exported symbols, its example compiles"
+
 # every long option of --help in the man page (as \-\-name)
 "$E2TRIM" --help >"$T/help"
 opts=$(grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' "$T/help" | sed 's/.*--//')

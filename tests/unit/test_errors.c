@@ -93,6 +93,48 @@ static void test_message(void **state)
 	e2trim_free(t);
 }
 
+/*
+ * A name in the particulars is bytes: a newline or a terminal's escape
+ * sequence in it comes out as \xHH (as --list writes names), so the
+ * message stays one line and cannot retitle the caller's terminal; the
+ * same in the warnings and in what --force let pass.  A detail too long
+ * for its buffer is cut between two escapes, never inside one.
+ */
+static void test_message_control_bytes(void **state)
+{
+	static const char name[] = "a\033]0;title\007\nb\x7f.img";
+	struct e2trim *t;
+	char msg[512], longer[700];
+	const char *d;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(e2trim_new(&t), 0);
+	lib_fail(t, E2TRIM_ERR_MOUNTED, "mounted on %s", name);
+	assert_string_equal(e2trim_detail(t), "mounted on a\\x1b]0;title"
+			    "\\x07\\x0ab\\x7f.img");
+	e2trim_message(t, E2TRIM_ERR_MOUNTED, msg, sizeof(msg));
+	for (i = 0; msg[i]; i++)
+		assert_true((unsigned char)msg[i] >= 0x20 &&
+			    (unsigned char)msg[i] != 0x7f);
+	assert_non_null(strstr(msg, "a\\x1b]0;title\\x07\\x0ab\\x7f.img"));
+	lib_warn(t, "%s", name);
+	assert_string_equal(e2trim_warning(t, 0),
+			    "a\\x1b]0;title\\x07\\x0ab\\x7f.img");
+	lib_forced(t, E2TRIM_ERR_NOT_CLEAN, "%s", name);
+	e2trim_forced(t, 0, &d);
+	assert_string_equal(d, "a\\x1b]0;title\\x07\\x0ab\\x7f.img");
+	/* cut to the buffer, a whole escape or none */
+	memset(longer, '\n', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	lib_fail(t, E2TRIM_ERR_MOUNTED, "x%s", longer);
+	d = e2trim_detail(t);
+	assert_true(strlen(d) < DETAIL_LEN);
+	assert_int_equal((strlen(d) - 1) % 4, 0);
+	assert_string_equal(d + strlen(d) - 4, "\\x0a");
+	e2trim_free(t);
+}
+
 /* Does @fix speak to e2trim's command line ("--offset", "-p N")? */
 static int names_option(const char *fix)
 {
@@ -157,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_every_code_mapped),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_message),
+		cmocka_unit_test(test_message_control_bytes),
 		cmocka_unit_test(test_desc_and_fix),
 	};
 
