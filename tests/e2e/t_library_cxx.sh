@@ -1,5 +1,5 @@
 #!/bin/bash
-# C++ callers: the README's library program, word for word, built as C++
+# C++ callers: the library guide's first program, word for word, built as C++
 # (g++ -std=c++20 -Wall -Wextra -pedantic -Werror) against the files make
 # install puts in a DESTDIR, found through pkg-config, and linked with the
 # installed libe2trim.so.1.  Without e2trim.h's extern "C" guard it
@@ -21,15 +21,15 @@ command -v g++ >/dev/null || skip "g++ not installed"
 command -v valgrind >/dev/null || skip "valgrind not installed (make deps installs it)"
 lib_install
 
-awk '/^## Library/ {lib = 1} lib && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
-	"$top/README.md" >"$T/trimmable.cc"
-[ -s "$T/trimmable.cc" ] || fail "no C program in README's Library section"
+awk '/^# libe2trim/ {lib = 1} lib && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
+	"$top/src/libe2trim.md" >"$T/trimmable.cc"
+[ -s "$T/trimmable.cc" ] || fail "no C program in src/libe2trim.md"
 # g++ 12's -Wextra wants every member named in a designated initializer
 # (GCC bug 96868), which C does not: that one warning is off
 # shellcheck disable=SC2086  # $flags is pkg-config's words
 g++ -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -pedantic -Werror \
 	"${sanflags[@]}" "$T/trimmable.cc" $flags -o "$T/trimmable" \
-	>"$T/cxx.out" 2>&1 || { cat "$T/cxx.out"; fail "README's program does not build as C++: g++ ... $flags"; }
+	>"$T/cxx.out" 2>&1 || { cat "$T/cxx.out"; fail "the library guide's program does not build as C++: g++ ... $flags"; }
 LD_LIBRARY_PATH=$lib ldd "$T/trimmable" | grep -q "libe2trim.so.1 => $lib/" ||
 	fail "the C++ program does not use the installed libe2trim.so.1"
 
@@ -43,13 +43,13 @@ want=$(list_oracle "$img" "$img" | awk '{s += $2} END {printf "%.0f\n", s}')
 [ "$want" -gt 0 ] || fail "no free space in the aged image"
 got=$("${vg[@]}" "$T/trimmable" "$img" 2>"$T/err") || { cat "$T/err"; fail "the C++ program failed (valgrind: 99)"; }
 [ ! -s "$T/err" ] || { cat "$T/err"; fail "the C++ program wrote to stderr"; }
-assert_eq "$got" "$want" "README's program as C++ vs dumpe2fs's free extents"
+assert_eq "$got" "$want" "the library guide's program as C++ vs dumpe2fs's free extents"
 
 # a refusal through the C++ program: the exit code and the fix
 debugfs -w -R "ssv state 0" "$img" >/dev/null 2>&1 || fail "debugfs ssv"
 rc=0; "${vg[@]}" "$T/trimmable" "$img" >/dev/null 2>"$T/err" || rc=$?
-assert_eq "$rc" 13 "README's program as C++ on an unclean filesystem: exit code"
-assert_grep "run e2fsck -f first" "$T/err" "README's program as C++: the fix"
+assert_eq "$rc" 13 "the library guide's program as C++ on an unclean filesystem: exit code"
+assert_grep "run e2fsck -f first" "$T/err" "the library guide's program as C++: the fix"
 # a caller of 0.2.0's API, as C and as C++
 cat >"$T/parts.c" <<'C'
 #include <inttypes.h>
@@ -131,5 +131,5 @@ for prog in parts parts++; do
 	cmp -s "$T/got" "$T/want" || { diff "$T/got" "$T/want"; fail "$prog: partitions and partition 2's free bytes vs sfdisk, blkid, dumpe2fs"; }
 done
 note "a 0.2.0 caller as C and C++ under ${vg[0]:-ASan}: 3 partitions as sfdisk and blkid say, partition 2's $free2 free bytes as dumpe2fs"
-note "README's program as C++ under ${vg[0]:-ASan}: $got bytes, as dumpe2fs's free extents give; 13 when unclean"
+note "the library guide's program as C++ under ${vg[0]:-ASan}: $got bytes, as dumpe2fs's free extents give; 13 when unclean"
 exit 0

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A library caller's errors, from the installed files only: README's
+# A library caller's errors, from the installed files only: the library guide's
 # second program (a real trim that its progress callback cancels, the
 # error worded by e2trim_error_desc(), e2trim_detail() and
 # e2trim_error_fix(code, E2TRIM_FIX_CALLER)) built as C and as C++, run
@@ -40,17 +40,17 @@ cc -std=c99 -Wall -Wextra -Werror "${sanflags[@]}" "$T/table.c" $flags -o "$T/ta
 "$T/table" >"$T/n" || fail "initialize_e2tr_error_table_r() did not put the table in the list"
 assert_eq "$(cat "$T/n")" "$(grep -c '^ec' "$top/src/e2trim_err.et")" "codes in the exported table vs e2trim_err.et"
 
-# README's second program, word for word
-awk '/^## Library/ {lib = 1} lib && /^```c$/ {n++; on = n == 2; next} on && /^```$/ {exit} on' \
-	"$top/README.md" >"$T/cancel.c"
-grep -q e2trim_set_cancel "$T/cancel.c" || fail "no second (cancelling) program in README's Library section"
+# the library guide's second program, word for word
+awk '/^# libe2trim/ {lib = 1} lib && /^```c$/ {n++; on = n == 2; next} on && /^```$/ {exit} on' \
+	"$top/src/libe2trim.md" >"$T/cancel.c"
+grep -q e2trim_set_cancel "$T/cancel.c" || fail "no second (cancelling) program in src/libe2trim.md"
 cp "$T/cancel.c" "$T/cancel.cc"
 # shellcheck disable=SC2086
 cc -std=c99 -Wall -Wextra -pedantic -Werror "${sanflags[@]}" "$T/cancel.c" $flags -o "$T/cancel" 2>"$T/cc.out" ||
-	{ cat "$T/cc.out"; fail "README's second program does not build as C"; }
+	{ cat "$T/cc.out"; fail "the library guide's second program does not build as C"; }
 # shellcheck disable=SC2086
 g++ -std=c++20 -Wall -Wextra -pedantic -Werror "${sanflags[@]}" "$T/cancel.cc" $flags -o "$T/cancel++" 2>"$T/cc.out" ||
-	{ cat "$T/cc.out"; fail "README's second program does not build as C++"; }
+	{ cat "$T/cc.out"; fail "the library guide's second program does not build as C++"; }
 
 img=$T/aged.img
 mkfs "$img" 64M -t ext4 -b 4096
@@ -70,5 +70,5 @@ for prog in cancel cancel++; do
 done
 assert_eq "$(used_blocks_digest "$img")" "$used" "used blocks"
 e2fsck -fn "$img" >/dev/null 2>&1 || fail "e2fsck -fn after the cancelled trims"
-note "README's cancelling program as C and C++ under ${vg[0]:-ASan}: exit 130, the caller's words, nothing trimmed; the error table links from the .so ($(cat "$T/n") codes)"
+note "the library guide's cancelling program as C and C++ under ${vg[0]:-ASan}: exit 130, the caller's words, nothing trimmed; the error table links from the .so ($(cat "$T/n") codes)"
 exit 0

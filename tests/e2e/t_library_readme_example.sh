@@ -1,9 +1,9 @@
 #!/bin/bash
-# The README's library example, built against the installed files: make
+# The library guide's first program, built against the installed files: make
 # install DESTDIR=… puts e2trim.h, e2trim_err.h, libe2trim.a,
 # libe2trim.so.1 (soname libe2trim.so.1; it exports only e2trim_* and the
 # error table with its two initializers) and e2trim.pc in place; the program between
-# the README's ```c fence and the next ``` is compiled with
+# the library guide's ```c fence and the next ``` is compiled with
 # `pkg-config --cflags --libs e2trim` (found through PKG_CONFIG_PATH and
 # --define-prefix), linked with the shared library, and its figure on an
 # aged filesystem equals dumpe2fs's free extents aligned to the host's
@@ -37,18 +37,18 @@ nm -D --defined-only "$lib/libe2trim.so.1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' 
 [ ! -s "$T/extra" ] || { cat "$T/extra"; fail "libe2trim.so.1 exports more than e2trim_*"; }
 note "installed: header, both libraries, e2trim.pc; exports: $(nm -D --defined-only "$lib/libe2trim.so.1" | grep -c ' T e2trim_') e2trim_* functions and the initializer"
 
-# the README's program, word for word
-awk '/^## Library/ {lib = 1} lib && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
-	"$top/README.md" >"$T/trimmable.c"
-[ -s "$T/trimmable.c" ] || fail "no C program in README's Library section"
-grep -q 'e2trim_apply' "$T/trimmable.c" || fail "README's program does not trim"
+# the library guide's program, word for word
+awk '/^# libe2trim/ {lib = 1} lib && /^```c$/ {on = 1; next} on && /^```$/ {exit} on' \
+	"$top/src/libe2trim.md" >"$T/trimmable.c"
+[ -s "$T/trimmable.c" ] || fail "no C program in src/libe2trim.md"
+grep -q 'e2trim_apply' "$T/trimmable.c" || fail "the library guide's program does not trim"
 export PKG_CONFIG_PATH=$lib/pkgconfig
 flags=$(pkg-config --define-prefix --cflags --libs e2trim) || fail "pkg-config e2trim"
 sanflags=()
 [ -z "$san" ] || sanflags=("-fsanitize=address,undefined")
 # shellcheck disable=SC2086  # $flags is pkg-config's words
 cc -std=c99 -Wall -Wextra -Werror "${sanflags[@]}" "$T/trimmable.c" $flags -o "$T/trimmable" \
-	2>"$T/cc.out" || { cat "$T/cc.out"; fail "README's program does not build: cc ... $flags"; }
+	2>"$T/cc.out" || { cat "$T/cc.out"; fail "the library guide's program does not build: cc ... $flags"; }
 ldd "$T/trimmable" 2>/dev/null | grep -q "libe2trim.so.1 => $lib/" ||
 	LD_LIBRARY_PATH=$lib ldd "$T/trimmable" | grep -q "libe2trim.so.1 => $lib/" ||
 	fail "the program does not use the installed libe2trim.so.1"
@@ -68,10 +68,10 @@ want=$(list_oracle "$img" "$img" | sum_of)
 run_e2trim -n -v "$img"
 assert_rc 0 "e2trim -n -v"
 assert_eq "$(sed -n 's/.*(\([0-9]*\) bytes) trimmed (dry run)$/\1/p' "$OUT")" "$want" "e2trim -n -v vs dumpe2fs"
-got=$(${E2TRIM_WRAP:-} "$T/trimmable" "$img" 2>"$T/err") || { cat "$T/err"; fail "README's program failed"; }
-[ ! -s "$T/err" ] || { cat "$T/err"; fail "README's program wrote to stderr"; }
-assert_eq "$got" "$want" "README's program vs dumpe2fs's free extents"
-note "README's program: $got bytes, as dumpe2fs's free extents give"
+got=$(${E2TRIM_WRAP:-} "$T/trimmable" "$img" 2>"$T/err") || { cat "$T/err"; fail "the library guide's program failed"; }
+[ ! -s "$T/err" ] || { cat "$T/err"; fail "the library guide's program wrote to stderr"; }
+assert_eq "$got" "$want" "the library guide's program vs dumpe2fs's free extents"
+note "the library guide's program: $got bytes, as dumpe2fs's free extents give"
 
 # e2trim_plan() with a range: the extents e2trim -n --list gives
 cat >"$T/plan.c" <<'C'
@@ -125,8 +125,8 @@ note "e2trim_plan() over a range: the $(wc -l <"$OUT") extents of e2trim -n --li
 # a refusal: same exit code, the message names the fix
 debugfs -w -R "ssv state 0" "$img" >/dev/null 2>&1 || fail "debugfs ssv"
 rc=0; ${E2TRIM_WRAP:-} "$T/trimmable" "$img" >/dev/null 2>"$T/err" || rc=$?
-assert_eq "$rc" 13 "README's program on an unclean filesystem: exit code"
-assert_grep "run e2fsck -f first" "$T/err" "README's program: the fix"
+assert_eq "$rc" 13 "the library guide's program on an unclean filesystem: exit code"
+assert_grep "run e2fsck -f first" "$T/err" "the library guide's program: the fix"
 
 # two filesystems, two threads, at once
 img2=$T/other.img
