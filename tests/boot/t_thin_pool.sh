@@ -19,6 +19,10 @@
 # every file of both LVs has the sha256 it had before (listed by the
 # guest, read back by debugfs), e2fsck -fn is clean on both, and no
 # chunk of "a" that dumpe2fs calls wholly free is still mapped.
+# A second disk holds a GPT with two ext4 partitions (the host kernel
+# makes no partition devices; the guest's does): e2trim -j 2 on
+# /dev/vdb1 and /dev/vdb2 must never run the two at once (they share a
+# disk), and trims both, their files intact.
 # shellcheck source-path=SCRIPTDIR source=bootlib.sh
 . "$(dirname "$0")/bootlib.sh"
 need_boot
@@ -181,6 +185,15 @@ umount /mnt || die "umount a after e2trim"
 say "tmeta $(dmsetup table vg-pool_tmeta)"
 say "tdata $(dmsetup table vg-pool_tdata)"
 lvm vgchange -q -an vg || die "deactivate"
+
+# two partitions of one disk, -j 2: one at a time (E2TRIM_TEST_DISK_JOBS
+# prints the most that ran at once on one disk)
+i=0
+while [ ! -b /dev/vdb2 ] && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
+say "parts granularity $(cat /sys/block/vdb/queue/discard_granularity)"
+E2TRIM_TEST_DISK_JOBS=1 e2trim -v -j 2 /dev/vdb1 /dev/vdb2 >/tmp/out 2>&1
+say "parts rc $?"
+sed 's/^/THIN parts out /' /tmp/out
 echo "BOOT-DONE"
 poweroff -f
 EOF
@@ -190,7 +203,26 @@ thin_initrd "$T/initrd.gz"
 note "initramfs: $(($(stat -c %s "$T/initrd.gz") / 1024)) KiB"
 pv=$T/pv.img
 truncate -s 256M "$pv"
-boot thin "$T/initrd.gz" "quiet" "$pv"
+# the second disk: GPT, two 16 MiB ext4 partitions, a file in each and
+# every free block written, so that a trim has bytes to give back
+parts=$T/parts.img
+truncate -s 40M "$parts"
+printf 'label: gpt\nstart=2048, size=32768\nstart=34816, size=32768\n' |
+	sfdisk -q "$parts" || fail "sfdisk"
+head -c 2000000 /dev/urandom >"$T/pfile"
+for off in $((2048 * 512)) $((34816 * 512)); do
+	mke2fs -q -F -t ext4 -b 4096 -E nodiscard,offset=$off "$parts" 16M || fail "mke2fs at $off"
+	debugfs -w -R "write $T/pfile pfile" "$parts?offset=$off" >/dev/null 2>&1 || fail "debugfs write"
+	free_block_ranges "$parts?offset=$off" | python3 -c '
+import sys
+f = open(sys.argv[1], "r+b")
+for line in sys.stdin:
+    a, b = map(int, line.split())
+    f.seek(int(sys.argv[2]) + a * 4096)
+    f.write(b"\x5a" * ((b - a + 1) * 4096))' "$parts" "$off" || fail "filling the free space"
+done
+pdata0=$(data_bytes "$parts")
+boot thin "$T/initrd.gz" "quiet" "$pv" "$parts"
 
 c=$T/thin.console
 tr -d '\r' <"$c" >"$c.txt"
@@ -300,6 +332,33 @@ assert_eq "$(val 'e2trim out' | sed -n 's/.*(\([0-9]*\) bytes) trimmed$/\1/p')" 
 	"$(oracle_extents "$T/a.img" | aligned_extents "$CHUNK" | awk '{ n += $2 } END { printf "%.0f", n }')" \
 	"bytes e2trim reported against dumpe2fs' free chunks"
 fleft=$(left b)
+
+# -j 2 over two partition devices of one disk: one at a time, both
+# trimmed, the disk smaller by what they report, files and fsck intact
+assert_eq "$(val 'parts rc')" 0 "e2trim -j 2 on two partitions of one disk: exit code"
+assert_eq "$(val 'parts out e2trim: most jobs at once on one disk:')" 1 \
+	"most jobs at once on /dev/vdb's two partitions"
+ptrim=$(sed -n 's/^THIN parts out .*(\([0-9]*\) bytes) trimmed$/\1/p' "$c.txt" |
+	awk '{ n += $1; c++ } END { print c + 0, n + 0 }')
+assert_eq "${ptrim%% *}" 2 "partitions e2trim reported trimmed"
+[ "${ptrim#* }" -gt 0 ] || fail "nothing trimmed on the two partitions"
+# what they report is dumpe2fs' free space of both, trimmed inward to
+# the disk's discard granularity
+pgran=$(val 'parts granularity')
+pwant=0
+for off in $((2048 * 512)) $((34816 * 512)); do
+	pwant=$((pwant + $(oracle_extents "$parts?offset=$off" | aligned_extents "$pgran" |
+		awk '{ n += $2 } END { printf "%.0f", n }')))
+done
+assert_eq "${ptrim#* }" "$pwant" "bytes trimmed on the two partitions against dumpe2fs' free extents"
+pdrop=$((pdata0 - $(data_bytes "$parts")))
+[ "$pdrop" -gt 0 ] || fail "the disk's data did not shrink"
+for off in $((2048 * 512)) $((34816 * 512)); do
+	e2fsck -fn "$parts?offset=$off" >/dev/null 2>&1 || fail "e2fsck -fn partition at $off"
+	debugfs -R "dump pfile $T/pback" "$parts?offset=$off" >/dev/null 2>&1
+	cmp -s "$T/pback" "$T/pfile" || fail "the file of the partition at $off changed"
+done
+note "-j 2 on /dev/vdb1 and /dev/vdb2: one at a time, ${ptrim#* } bytes trimmed, the disk $pdrop bytes smaller"
 
 pct() { lvs_field "$1" "$2" 1; }
 note "a, e2trim: data_percent $(pct before a) -> $(pct after a), $((e2trim_freed * 512)) bytes unmapped ($(val 'e2trim out' | head -1))"
