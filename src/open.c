@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +32,6 @@
 #include "open_table.h"
 #include "partition.h"
 
-/*
- * libext2fs reads the mount table with getmntent(), whose one buffer all
- * threads share: two handles checking at once could each parse the
- * other's half-written line and miss a mount.  One check at a time.
- */
 /*
  * A directory given as the target: most likely the mount point of the
  * very filesystem meant (as fstrim takes it), which says what to do.
@@ -65,17 +59,13 @@ static errcode_t not_a_mount_point(struct e2trim *t)
 			t->path);
 }
 
-static pthread_mutex_t mount_check_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static errcode_t check_not_mounted(struct e2trim *t)
 {
 	char mtpt[PATH_MAX + 1] = "";
 	int flags = 0;
 	errcode_t err;
 
-	pthread_mutex_lock(&mount_check_lock);
-	err = ext2fs_check_mount_point(t->path, &flags, mtpt, sizeof(mtpt));
-	pthread_mutex_unlock(&mount_check_lock);
+	err = hold_mount_check(t->path, &flags, mtpt, sizeof(mtpt));
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_MOUNT_CHECK, err, NULL);
 	if (flags & EXT2_MF_MOUNTED)
