@@ -296,6 +296,7 @@ static void reset_for_open(struct e2trim *t)
 	t->size_bytes = 0;
 	t->offset_bytes = 0;
 	t->io_options[0] = '\0';
+	t->bound_what[0] = '\0';
 	t->cluster_bytes = 0;
 	t->file_known = 0;
 	t->nbd_reopen = 0;
@@ -338,6 +339,9 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 	}
 	if (!err && (t->opt.partition || t->opt.offset_bytes))
 		err = open_locate_partition(t);
+	/* a loop device at an offset: its file's table bounds it too */
+	if (!err && !t->opt.partition)
+		open_bound_loop(t);
 	t->res.is_blkdev = t->is_blkdev;
 	t->res.fs_offset_bytes = t->offset_bytes;
 	t->res.size_bytes = t->size_bytes;
@@ -396,6 +400,9 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 	if (err)
 		return err;
 	err = open_steps(t, path);
+	/* a superblock at 0 beside a table: which one is stale? */
+	if (!err && !t->opt.partition && !t->opt.offset_bytes)
+		err = open_stale_zero(t);
 	if (!err)
 		err = open_fs(t);
 	if (!err) {
@@ -424,6 +431,8 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
 			       "image or an NBD export (--fsck); check it "
 			       "from inside, or convert it to raw first");
+	if (!err && !t->nbd && !t->opt.partition && !t->opt.offset_bytes)
+		err = open_stale_zero(t);
 	/* e2fsck would only say "bad magic number" of a whole disk (27) */
 	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
 	    open_whole_disk(t))
