@@ -106,7 +106,7 @@ static errcode_t check_locks(struct chain *c, const char *role,
 	pid_t pid;
 	int fd, held;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return lib_fail_cause(c->t, E2TRIM_ERR_OPEN, errno, "its %s %s",
 				      role, path);
@@ -212,7 +212,7 @@ static errcode_t backing_layer(struct chain *c, const char *path,
 		return lib_fail(c->t, E2TRIM_ERR_USAGE, "its backing chain "
 				"comes back to %s; fix the chain with qemu-img "
 				"rebase", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return lib_fail_cause(c->t, E2TRIM_ERR_OPEN, errno,
 				      "its backing file %s", path);

@@ -170,7 +170,7 @@ static int loop_backing_fd(int fd, const struct loop_info64 *li,
 	if (fstat(fd, &st) || sysfs_line(st.st_rdev, "loop/backing_file",
 					 name, len))
 		return -1;
-	bfd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	bfd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (bfd < 0)
 		return -1;
 	if (fstat(bfd, &st) || st.st_ino != li->lo_inode ||
