@@ -18,7 +18,9 @@
 #     7.2 opens the name from its working directory), the other is
 #     byte-identical;
 #  6. an overlay: its backing file byte-identical, mtime unchanged, after
-#     a dry run and a trim; a backing file behind a loop device: 10.
+#     a dry run and a trim; a backing file behind a loop device: 10;
+#  7. a data file name qemu would parse as a protocol (nbd:...): 3, the
+#     name is never handed on.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps installs qemu-utils)"
@@ -137,4 +139,25 @@ assert_grep "backing file $T/d6/base.qcow2 is attached to $loop" "$ERR" "backing
 assert_eq "$(sha_of "$T/d6/base.qcow2")" "$sum" "backing file bytes after the refusal"
 losetup -d "$loop"
 note "overlay: backing file unchanged (bytes, mtime) by -n and a trim; behind a loop device: 10"
+
+# 7. names are data: a data file name qemu would read as a protocol
+mkdir -p "$T/d7"
+(cd "$T/d7" && qemu-img convert -q -O qcow2 -o data_file=abcd.raw,data_file_raw=on \
+	"$base" img.qcow2) || fail "convert into d7"
+python3 - "$T/d7/img.qcow2" <<'PY' || fail "rename the data file in the header"
+import sys
+p = sys.argv[1]
+b = open(p, "rb").read(65536)
+i = b.find(b"abcd.raw")
+assert i > 0
+with open(p, "r+b") as f:
+    f.seek(i)
+    f.write(b"nbd:x.ra")
+PY
+sum=$(sha_of "$T/d7/img.qcow2")
+run_e2trim -n "$T/d7/img.qcow2"
+assert_rc 3 "a data file named nbd:x.ra"
+assert_grep 'its data file is named "nbd:x.ra", which qemu would read as a protocol' "$ERR" "protocol name: message"
+assert_eq "$(sha_of "$T/d7/img.qcow2")" "$sum" "the image after the refusal"
+note "a data file name with a protocol prefix: refused (3)"
 exit 0
