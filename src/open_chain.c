@@ -178,7 +178,8 @@ static int seen_before(struct chain *c, const struct stat *st)
 /*
  * A backing layer's own data file: qemu 7.2 opens a relative name from
  * its working directory (the top image's folder, nbd_io.c), a later one
- * may take it beside the layer: both candidates that exist are gated.
+ * may take it beside the layer: each candidate that exists is gated (if
+ * neither does, the first, which refuses it).
  */
 static errcode_t layer_data_file(struct chain *c, const char *layer,
 				 const char *name)
@@ -191,10 +192,15 @@ static errcode_t layer_data_file(struct chain *c, const char *layer,
 		return not_plain(c, "backing file's data file", name);
 	resolve(c->t->path, name, a, sizeof(a));
 	resolve(layer, name, b, sizeof(b));
-	err = gate_file(c, "backing file's data file", a, 0, &st);
-	if (!err && strcmp(a, b) && !access(b, F_OK))
-		err = gate_file(c, "backing file's data file", b, 0, &st);
-	return err;
+	/* the one that exists; neither: the gate says it cannot be opened */
+	if (!strcmp(a, b) || !access(a, F_OK) || access(b, F_OK)) {
+		err = gate_file(c, "backing file's data file", a, 0, &st);
+		if (err)
+			return err;
+	}
+	if (strcmp(a, b) && !access(b, F_OK))
+		return gate_file(c, "backing file's data file", b, 0, &st);
+	return 0;
 }
 
 /* One backing layer @path: gated, then its own names, into @q. */

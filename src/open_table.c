@@ -190,6 +190,9 @@ void open_bound_loop(struct e2trim *t)
 	uint64_t start, size = t->size_bytes;
 	int bfd;
 
+	/* LOOP_GET_STATUS64 has no size in its number: valgrind cannot see
+	   that it fills @li */
+	memset(&li, 0, sizeof(li));
 	if (!t->is_blkdev || t->nbd || t->fd < 0 ||
 	    ioctl(t->fd, LOOP_GET_STATUS64, &li) || !li.lo_offset)
 		return;
