@@ -139,14 +139,16 @@ errcode_t open_locate_partition(struct e2trim *t)
 		table_reader_done(t, &rd);
 		if (err)
 			return err;
-		snprintf(t->bound_what, sizeof(t->bound_what),
-			 "partition %u", t->opt.partition);
 	}
 	if (start >= t->size_bytes)
 		return lib_fail(t, E2TRIM_ERR_PARTITION_PAST_END,
 				"the partition starts past the end of the image");
 	if (size > t->size_bytes - start)
 		size = t->size_bytes - start;
+	/* the entry, not the image's end, is what the filesystem outgrew */
+	else if (t->opt.partition)
+		snprintf(t->bound_what, sizeof(t->bound_what),
+			 "partition %u", t->opt.partition);
 	if (!t->opt.partition)
 		bound_by_own_table(t, start, &size);
 	t->offset_bytes = start;
