@@ -22,6 +22,17 @@ static errcode_t check_size(struct e2trim *t)
 
 	if (t->size_bytes >= need)
 		return 0;
+	/* a partition holds less than the superblock says (-p N, ?offset=) */
+	if (t->bound_what[0])
+		return lib_fail(t, E2TRIM_ERR_TRUNCATED, "the filesystem needs "
+				"%llu bytes, but %s holds only %llu: the "
+				"partition was shrunk without resize2fs, or "
+				"the filesystem is not this partition's; grow "
+				"the partition back (resize2fs shrinks a "
+				"filesystem first), or give the right "
+				"partition", (unsigned long long)need,
+				t->bound_what,
+				(unsigned long long)t->size_bytes);
 	return lib_fail(t, E2TRIM_ERR_TRUNCATED,
 			"filesystem needs %llu bytes, only %llu are there",
 			(unsigned long long)need,

@@ -49,6 +49,12 @@ struct e2trim {
 	uint64_t offset_bytes;		/* where the filesystem starts */
 	char io_options[40];		/* "offset=N" for libext2fs, or empty */
 	/*
+	 * What bounds @size_bytes below the device or image's end, in
+	 * words for the message when the filesystem claims more
+	 * ("partition 1 of the dos table"); empty: the end itself.
+	 */
+	char bound_what[160];
+	/*
 	 * A VM image (qcow2, ...) or an NBD URI: everything is read and
 	 * trimmed through @nbd, and @fd stays -1 so that no fast reader
 	 * takes the image file's own bytes for the filesystem's.

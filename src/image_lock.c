@@ -74,12 +74,12 @@ errcode_t image_lock_take(int fd)
 	return 0;
 }
 
-/* Does another owner hold a lock in [@start, @start + QEMU_LOCK_BITS)? */
-static int other_holds(int fd, off_t start, pid_t *pid)
+/* Does another owner hold a lock in [@start, @start + @len)? */
+static int other_holds(int fd, off_t start, off_t len, pid_t *pid)
 {
 	struct flock fl = {
 		.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start,
-		.l_len = QEMU_LOCK_BITS,
+		.l_len = len,
 	};
 
 	if (fcntl(fd, F_OFD_GETLK, &fl))
@@ -94,8 +94,14 @@ static int other_holds(int fd, off_t start, pid_t *pid)
 int image_lock_other(int fd, pid_t *pid)
 {
 	*pid = -1;
-	return other_holds(fd, QEMU_PERM_BASE, pid) ||
-	       other_holds(fd, QEMU_SHARED_BASE, pid);
+	return other_holds(fd, QEMU_PERM_BASE, QEMU_LOCK_BITS, pid) ||
+	       other_holds(fd, QEMU_SHARED_BASE, QEMU_LOCK_BITS, pid);
+}
+
+int image_lock_writer(int fd, pid_t *pid)
+{
+	*pid = -1;
+	return other_holds(fd, QEMU_PERM_BASE + PERM_WRITE, 1, pid);
 }
 
 /*

@@ -25,6 +25,13 @@ errcode_t image_lock_take(int fd);
 int image_lock_other(int fd, pid_t *pid);
 
 /*
+ * Does another open file description hold qemu's "write" permission
+ * byte on @fd's file (a writer; readers sharing a backing file do not
+ * count)?  1 or 0; @pid as for image_lock_other().
+ */
+int image_lock_writer(int fd, pid_t *pid);
+
+/*
  * The process holding qemu's locks on @fd's file (@hint if > 0, else
  * looked for in /proc/PID/fdinfo), its command in @name; -1 if it cannot
  * be found (another user's process, or none left).

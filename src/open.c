@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +32,6 @@
 #include "open_table.h"
 #include "partition.h"
 
-/*
- * libext2fs reads the mount table with getmntent(), whose one buffer all
- * threads share: two handles checking at once could each parse the
- * other's half-written line and miss a mount.  One check at a time.
- */
 /*
  * A directory given as the target: most likely the mount point of the
  * very filesystem meant (as fstrim takes it), which says what to do.
@@ -65,17 +59,13 @@ static errcode_t not_a_mount_point(struct e2trim *t)
 			t->path);
 }
 
-static pthread_mutex_t mount_check_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static errcode_t check_not_mounted(struct e2trim *t)
 {
 	char mtpt[PATH_MAX + 1] = "";
 	int flags = 0;
 	errcode_t err;
 
-	pthread_mutex_lock(&mount_check_lock);
-	err = ext2fs_check_mount_point(t->path, &flags, mtpt, sizeof(mtpt));
-	pthread_mutex_unlock(&mount_check_lock);
+	err = hold_mount_check(t->path, &flags, mtpt, sizeof(mtpt));
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_MOUNT_CHECK, err, NULL);
 	if (flags & EXT2_MF_MOUNTED)
@@ -306,6 +296,7 @@ static void reset_for_open(struct e2trim *t)
 	t->size_bytes = 0;
 	t->offset_bytes = 0;
 	t->io_options[0] = '\0';
+	t->bound_what[0] = '\0';
 	t->cluster_bytes = 0;
 	t->file_known = 0;
 	t->nbd_reopen = 0;
@@ -348,6 +339,9 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 	}
 	if (!err && (t->opt.partition || t->opt.offset_bytes))
 		err = open_locate_partition(t);
+	/* a loop device at an offset: its file's table bounds it too */
+	if (!err && !t->opt.partition)
+		open_bound_loop(t);
 	t->res.is_blkdev = t->is_blkdev;
 	t->res.fs_offset_bytes = t->offset_bytes;
 	t->res.size_bytes = t->size_bytes;
@@ -406,6 +400,9 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 	if (err)
 		return err;
 	err = open_steps(t, path);
+	/* a superblock at 0 beside a table: which one is stale? */
+	if (!err && !t->opt.partition && !t->opt.offset_bytes)
+		err = open_stale_zero(t);
 	if (!err)
 		err = open_fs(t);
 	if (!err) {
@@ -434,6 +431,8 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
 			       "image or an NBD export (--fsck); check it "
 			       "from inside, or convert it to raw first");
+	if (!err && !t->nbd && !t->opt.partition && !t->opt.offset_bytes)
+		err = open_stale_zero(t);
 	/* e2fsck would only say "bad magic number" of a whole disk (27) */
 	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
 	    open_whole_disk(t))

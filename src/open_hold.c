@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,9 +29,14 @@
 #include "open_hold.h"
 #include "sysfs.h"
 
-/* Each loop device whose backing file is (@st's dev, ino): @fn(name). */
+typedef errcode_t (*loop_fn)(struct e2trim *t, void *ctx, const char *name);
+
+/*
+ * Each loop device whose backing file is (@st's dev, ino): @fn(@t,
+ * @ctx, name), until one returns nonzero.
+ */
 static errcode_t each_loop(struct e2trim *t, const struct stat *st,
-			   errcode_t (*fn)(struct e2trim *t, const char *name))
+			   loop_fn fn, void *ctx)
 {
 	char path[PATH_MAX], backing[PATH_MAX];
 	struct dirent *de;
@@ -50,10 +56,31 @@ static errcode_t each_loop(struct e2trim *t, const struct stat *st,
 		    stat(backing, &bst) || bst.st_dev != st->st_dev ||
 		    bst.st_ino != st->st_ino)
 			continue;
-		ret = fn(t, de->d_name);
+		ret = fn(t, ctx, de->d_name);
 	}
 	closedir(dir);
 	return ret;
+}
+
+struct loop_name {
+	char *buf;
+	size_t len;
+};
+
+static errcode_t note_loop(struct e2trim *t, void *ctx, const char *name)
+{
+	struct loop_name *n = ctx;
+
+	(void)t;
+	snprintf(n->buf, n->len, "/dev/%s", name);
+	return E2TRIM_ERR_LOOP_BUSY;	/* stops the walk at the first */
+}
+
+int loop_over_file(const struct stat *st, char *name, size_t len)
+{
+	struct loop_name n = { name, len };
+
+	return each_loop(NULL, st, note_loop, &n) != 0;
 }
 
 /*
@@ -61,10 +88,11 @@ static errcode_t each_loop(struct e2trim *t, const struct stat *st,
  * moment.  Claim every such loop device with O_EXCL for the whole run: if
  * one is already claimed (mounted, or held by another tool), refuse.
  */
-static errcode_t hold_loop(struct e2trim *t, const char *name)
+static errcode_t hold_loop(struct e2trim *t, void *ctx, const char *name)
 {
 	char path[PATH_MAX];
 
+	(void)ctx;
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	if (t->nloops == MAX_LOOP_HOLDS)
 		return lib_fail(t, E2TRIM_ERR_TOO_MANY_LOOPS,
@@ -77,22 +105,42 @@ static errcode_t hold_loop(struct e2trim *t, const char *name)
 	return 0;
 }
 
+/*
+ * libext2fs reads the mount table with getmntent(), whose one buffer all
+ * threads share: two handles checking at once could each parse the
+ * other's half-written line and miss a mount.  One check at a time.
+ */
+static pthread_mutex_t mount_check_lock = PTHREAD_MUTEX_INITIALIZER;
+
+errcode_t hold_mount_check(const char *path, int *flags, char *mtpt,
+			   size_t len)
+{
+	errcode_t err;
+
+	pthread_mutex_lock(&mount_check_lock);
+	err = ext2fs_check_mount_point(path, flags, mtpt, (int)len);
+	pthread_mutex_unlock(&mount_check_lock);
+	return err;
+}
+
 errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
 {
 	t->file_dev = st->st_dev;
 	t->file_ino = st->st_ino;
 	t->file_known = 1;
-	return each_loop(t, st, hold_loop);
+	return each_loop(t, st, hold_loop, NULL);
 }
 
 /* A loop device over the file that is not one of those held at open. */
-static errcode_t loop_is_held(struct e2trim *t, const char *name)
+static errcode_t loop_is_held(struct e2trim *t, void *ctx,
+			      const char *name)
 {
 	char path[PATH_MAX], num[32];
 	unsigned int maj, min;
 	struct stat st;
 	int i;
 
+	(void)ctx;
 	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
 	if (sysfs_read_line(path, num, sizeof(num)) ||
 	    sscanf(num, "%u:%u", &maj, &min) != 2)
@@ -125,7 +173,7 @@ errcode_t recheck_loop_devices(struct e2trim *t)
 	t->loops_checked_ns = now_ns();
 	st.st_dev = t->file_dev;
 	st.st_ino = t->file_ino;
-	return each_loop(t, &st, loop_is_held);
+	return each_loop(t, &st, loop_is_held, NULL);
 }
 
 errcode_t recheck_loop_devices_now_and_then(struct e2trim *t)

@@ -17,6 +17,19 @@
 errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st);
 
 /*
+ * ext2fs_check_mount_point(), one caller at a time (getmntent()'s one
+ * buffer).  0 or its error.
+ */
+errcode_t hold_mount_check(const char *path, int *flags, char *mtpt,
+			   size_t len);
+
+/*
+ * Is the file @st (its dev and ino) the backing file of a loop device?
+ * 1 with its /dev name in @name, or 0.
+ */
+int loop_over_file(const struct stat *st, char *name, size_t len);
+
+/*
  * Is the image file behind a loop device that was not there at open?
  * Then refuse (10).  The _now_and_then form looks only when 100 ms
  * have passed since its last look (between batches of discards).

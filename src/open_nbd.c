@@ -21,6 +21,7 @@
 #include "image_format.h"
 #include "image_qcow2.h"
 #include "nbd_io.h"
+#include "open_chain.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 
@@ -159,6 +160,32 @@ static errcode_t check_format_given(struct e2trim *t, const char *fmt)
 	return 0;
 }
 
+/* The formats whose header open_chain.c reads for the files it names. */
+static int names_files(const char *fmt)
+{
+	return !strcmp(fmt, "qcow2") || !strcmp(fmt, "qcow");
+}
+
+/*
+ * Before the writable server: the names the header holds now pass the
+ * gates again, and the data file is still the one held since open.
+ */
+static errcode_t recheck_chain(struct e2trim *t)
+{
+	errcode_t err;
+
+	if (t->rbd || t->image_fd < 0 || !names_files(t->res.image_format))
+		return 0;
+	err = open_chain_check(t, t->image_fd, 1);
+	if (err)
+		return err;
+	if (!open_chain_same_data_file(t, t->image_fd, t->nbd->data_fd))
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its data file "
+				"was replaced while e2trim ran; nothing was "
+				"discarded");
+	return 0;
+}
+
 /* qemu-nbd is on $PATH: else the fix is to install it. */
 static int have_qemu_nbd(void)
 {
@@ -218,6 +245,12 @@ errcode_t open_image_format(struct e2trim *t)
 			return err;
 	}
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "%s", fmt);
+	/* where the header points (data file, backing chain), gated */
+	if (names_files(fmt)) {
+		err = open_chain_check(t, t->fd, 0);
+		if (err)
+			return err;
+	}
 	t->cluster_bytes = image_cluster_bytes(t->fd, t->path, fmt);
 	/* from here on the file is qemu-nbd's; ours only tells its size */
 	t->image_fd = t->fd;
@@ -277,6 +310,9 @@ errcode_t open_nbd_writable(struct e2trim *t)
 		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
 				      "while reading the superblock again");
 	t->nbd_reopen = 0;
+	err = recheck_chain(t);
+	if (err)
+		return err;
 	/* an RBD image: our read-only server is its only client */
 	if (t->rbd) {
 		err = open_rbd_recheck(t, 1);

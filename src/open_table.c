@@ -7,15 +7,21 @@
  * tables from a copy of the image's edges, open_nbd_shadow()).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <linux/loop.h>
 
 #include "e2trim_int.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
 #include "open_table.h"
 #include "partition.h"
+#include "sysfs.h"
 
 /* nbd_conn_pread() as a part_reader's read */
 static errcode_t nbd_table_read(void *ctx, void *buf, size_t len,
@@ -29,7 +35,8 @@ static errcode_t nbd_table_read(void *ctx, void *buf, size_t len,
  * image through its connection, as the filesystem is read (libblkid's
  * rarer tables from a copy of its edges).  table_reader_done() after.
  */
-static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
+static errcode_t table_reader_of(struct e2trim *t, struct part_reader *rd,
+				 int rare)
 {
 	errcode_t rc;
 
@@ -37,12 +44,17 @@ static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
 	rd->blkid_fd = -1;
 	if (!t->nbd) {
 		rc = part_reader_fd(rd, t->fd);
+		/* MBR and GPT only: libblkid gets no descriptor */
+		if (!rare) {
+			rd->ctx = &t->fd;
+			rd->blkid_fd = -1;
+		}
 	} else {
 		rd->read = nbd_table_read;
 		rd->ctx = t->nbd;
 		rd->size_bytes = t->size_bytes;
 		rd->sector_size = 512;
-		rc = open_nbd_shadow(t, &rd->blkid_fd);
+		rc = rare ? open_nbd_shadow(t, &rd->blkid_fd) : 0;
 	}
 	if (!rc)
 		return 0;
@@ -51,11 +63,58 @@ static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
 			      "cannot read the partition table");
 }
 
+static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
+{
+	return table_reader_of(t, rd, 1);
+}
+
 static void table_reader_done(struct e2trim *t, struct part_reader *rd)
 {
 	if (t->nbd && rd->blkid_fd >= 0)
 		close(rd->blkid_fd);
 	rd->blkid_fd = -1;
+}
+
+/*
+ * A filesystem at byte @start of a disk whose table is @b may use the
+ * bytes up to b->end only: *@size shrinks to that, and t->bound_what
+ * says why for check.c's message.  @where names the disk.
+ */
+static void apply_bound(struct e2trim *t, const struct part_bound *b,
+			uint64_t start, uint64_t *size, const char *where)
+{
+	if (!b->end || b->end <= start || b->end - start >= *size)
+		return;
+	*size = b->end - start;
+	if (b->partno && b->part_start == start)
+		snprintf(t->bound_what, sizeof(t->bound_what), "partition %u "
+			 "of %s's %s table, where it starts,", b->partno,
+			 where, b->table);
+	else if (b->partno)
+		snprintf(t->bound_what, sizeof(t->bound_what), "the rest of "
+			 "partition %u of %s's %s table, in which it starts,",
+			 b->partno, where, b->table);
+	else
+		snprintf(t->bound_what, sizeof(t->bound_what), "the space "
+			 "before the next partition of %s's %s table", where,
+			 b->table);
+}
+
+/*
+ * ?offset=: the table of the image or device itself, if it has one,
+ * bounds the filesystem as -p N would.
+ */
+static void bound_by_own_table(struct e2trim *t, uint64_t start,
+			       uint64_t *size)
+{
+	struct part_reader rd;
+	struct part_bound b;
+
+	if (table_reader(t, &rd))
+		return;
+	partition_bound_at(t, &rd, start, &b);
+	table_reader_done(t, &rd);
+	apply_bound(t, &b, start, size, "the image");
 }
 
 /*
@@ -86,11 +145,84 @@ errcode_t open_locate_partition(struct e2trim *t)
 				"the partition starts past the end of the image");
 	if (size > t->size_bytes - start)
 		size = t->size_bytes - start;
+	/* the entry, not the image's end, is what the filesystem outgrew */
+	else if (t->opt.partition)
+		snprintf(t->bound_what, sizeof(t->bound_what),
+			 "partition %u", t->opt.partition);
+	if (!t->opt.partition)
+		bound_by_own_table(t, start, &size);
 	t->offset_bytes = start;
 	t->size_bytes = size;
 	snprintf(t->io_options, sizeof(t->io_options), "offset=%llu",
 		 (unsigned long long)start);
 	return 0;
+}
+
+/*
+ * The file behind loop device @fd, opened read-only, if it is still the
+ * one the device was set up on (its dev and inode).  -1 if not.
+ */
+/* conventions: an fd, or -1 for none, as open() */
+static int loop_backing_fd(int fd, const struct loop_info64 *li,
+			   char *name, size_t len)
+{
+	struct stat st;
+	int bfd;
+
+	if (fstat(fd, &st) || sysfs_line(st.st_rdev, "loop/backing_file",
+					 name, len))
+		return -1;
+	bfd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (bfd < 0)
+		return -1;
+	if (fstat(bfd, &st) || st.st_ino != li->lo_inode ||
+	    st.st_dev != (dev_t)li->lo_device) {
+		close(bfd);
+		return -1;
+	}
+	return bfd;
+}
+
+void open_bound_loop(struct e2trim *t)
+{
+	char name[PATH_MAX], where[PATH_MAX + 32];
+	struct loop_info64 li;
+	struct part_reader rd;
+	struct part_bound b;
+	uint64_t start, size = t->size_bytes;
+	int bfd;
+
+	/* LOOP_GET_STATUS64 has no size in its number: valgrind cannot see
+	   that it fills @li */
+	memset(&li, 0, sizeof(li));
+	if (!t->is_blkdev || t->nbd || t->fd < 0 ||
+	    ioctl(t->fd, LOOP_GET_STATUS64, &li) || !li.lo_offset)
+		return;
+	bfd = loop_backing_fd(t->fd, &li, name, sizeof(name));
+	if (bfd < 0)
+		return;
+	start = li.lo_offset + t->offset_bytes;
+	if (!part_reader_fd(&rd, bfd)) {
+		rd.blkid_fd = bfd;
+		partition_bound_at(t, &rd, start, &b);
+		snprintf(where, sizeof(where), "%s (behind %s)", name, t->path);
+		apply_bound(t, &b, start, &size, where);
+		t->size_bytes = size;
+	}
+	close(bfd);
+}
+
+errcode_t open_stale_zero(struct e2trim *t)
+{
+	struct part_reader rd;
+	errcode_t err;
+
+	/* MBR and GPT only: no copy of a VM image's edges for libblkid */
+	if (table_reader_of(t, &rd, 0))
+		return 0;
+	err = partition_stale_zero(t, &rd);
+	table_reader_done(t, &rd);
+	return err;
 }
 
 /* A partition table and no filesystem at byte 0?  Through NBD too. */

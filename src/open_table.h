@@ -14,6 +14,19 @@
  */
 errcode_t open_locate_partition(struct e2trim *t);
 
+/*
+ * A loop device set up at an offset into its file (losetup -o): the
+ * file's partition table bounds the filesystem as it bounds ?offset= on
+ * the file (t->size_bytes, t->bound_what).  Nothing to bound: as it was.
+ */
+void open_bound_loop(struct e2trim *t);
+
+/*
+ * No -p, no offset: an ext2/3/4 superblock at byte 0 beside an MBR or
+ * GPT with partitions is refused (24, naming -p N and wipefs).
+ */
+errcode_t open_stale_zero(struct e2trim *t);
+
 /* A partition table and no filesystem at byte 0?  Through NBD too. */
 int open_whole_disk(struct e2trim *t);
 

@@ -24,6 +24,8 @@
 
 #define QCOW2_VERSION		4
 #define QCOW2_BACKING		8
+#define QCOW2_BACKING_SIZE	16
+#define QCOW2_BACKING_MAX	1023	/* qemu's limit on the name */
 #define QCOW2_CRYPT		32
 #define QCOW2_V3_HDR_LEN	100
 #define QCOW2_V2_HDR_LEN	72
@@ -66,6 +68,16 @@ static void read_extensions(int fd, uint64_t off, struct qcow2_facts *f)
 	}
 }
 
+/* The backing file's name (@len bytes at @off), into @f. */
+static void read_backing_name(int fd, uint64_t off, uint32_t len,
+			      struct qcow2_facts *f)
+{
+	if (!off || !len || len > QCOW2_BACKING_MAX ||
+	    pread(fd, f->backing_file, len, (off_t)off) != (ssize_t)len)
+		len = 0;
+	f->backing_file[len] = '\0';
+}
+
 errcode_t qcow2_facts_read(int fd, struct qcow2_facts *f)
 {
 	unsigned char h[104];
@@ -80,6 +92,8 @@ errcode_t qcow2_facts_read(int fd, struct qcow2_facts *f)
 	f->version = be32(h + QCOW2_VERSION);
 	f->backing = be64(h + QCOW2_BACKING) != 0;
 	f->encrypted = be32(h + QCOW2_CRYPT) != 0;
+	read_backing_name(fd, be64(h + QCOW2_BACKING),
+			  be32(h + QCOW2_BACKING_SIZE), f);
 	if (f->version >= 3)
 		read_extensions(fd, be32(h + QCOW2_V3_HDR_LEN), f);
 	else if (f->version == 2)

@@ -14,6 +14,7 @@ struct qcow2_facts {
 	unsigned int backing : 1,	/* over a backing file */
 		     encrypted : 1;	/* crypt_method set */
 	char data_file[4096];	/* the external data file, as named; or "" */
+	char backing_file[4096];	/* the backing file, as named; or "" */
 };
 
 /*

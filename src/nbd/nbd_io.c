@@ -203,31 +203,68 @@ enum nbd_open_fail nbd_conn_open_argv(struct nbd_conn **out, char **argv,
 			 why, len);
 }
 
+/*
+ * The folder of the image file @path and its name in it ("./name": qemu
+ * reads "proto:rest" as a protocol when the colon comes before any
+ * slash).  qemu-nbd runs in that folder: qemu (7.2) opens a relative
+ * external data file name from its working directory, while a backing
+ * file's is taken beside the image that names it; in the image's own
+ * folder both are the file beside the image, the one e2trim's gates
+ * looked at (open_chain.c).
+ */
+static errcode_t split_image_path(const char *path, char **dir, char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		*dir = strdup(".");
+		*name = *dir ? malloc(strlen(path) + 3) : NULL;
+	} else {
+		*dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+		*name = *dir ? malloc(strlen(slash) + 2) : NULL;
+	}
+	if (!*name) {
+		free(*dir);
+		*dir = NULL;
+		return ENOMEM;
+	}
+	sprintf(*name, "./%s", slash ? slash + 1 : path);
+	return 0;
+}
+
 enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 				       const char *path, const char *format,
 				       int read_only, char *why, size_t len)
 {
-	char errpath[4096], *img = NULL;
+	char errpath[4096], *dir = NULL, *img = NULL;
 	char *argv[16];
 	enum nbd_open_fail rc;
 	int n = 0;
 
 	*out = NULL;
-	/*
-	 * qemu reads "proto:rest" as a protocol when the colon comes before
-	 * any slash: "./" keeps a relative name a file name; an rbd: name
-	 * is meant as qemu reads it (image_rbd.c).
-	 */
-	if (path[0] != '/' && !rbd_is_spec(path) && asprintf(&img, "./%s", path) < 0)
+	/* an rbd: name is meant as qemu reads it (image_rbd.c) */
+	if (rbd_is_spec(path)) {
+		dir = strdup(".");
+		img = strdup(path);
+		if (!dir || !img) {
+			free(dir);
+			free(img);
+			return NBD_OPEN_NO_MEMORY;
+		}
+	} else if (split_image_path(path, &dir, &img)) {
 		return NBD_OPEN_NO_MEMORY;
+	}
 	if (make_err_file(errpath, sizeof(errpath))) {
+		free(dir);
 		free(img);
 		return NBD_OPEN_NO_MEMORY;
 	}
 	argv[n++] = (char *)"/bin/sh";
 	argv[n++] = (char *)"-c";
-	argv[n++] = (char *)"exec 2>\"$0\"; exec setsid \"$@\"";
+	argv[n++] = (char *)"exec 2>\"$0\"; CDPATH= cd -- \"$1\" || exit; shift; "
+		    "exec setsid \"$@\"";
 	argv[n++] = errpath;
+	argv[n++] = dir;
 	argv[n++] = (char *)"qemu-nbd";
 	argv[n++] = (char *)"-f";
 	argv[n++] = (char *)format;
@@ -235,13 +272,14 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	argv[n++] = (char *)"--allocation-depth";
 	if (read_only)
 		argv[n++] = (char *)"--read-only";
-	argv[n++] = img ? img : (char *)path;
+	argv[n++] = img;
 	argv[n] = NULL;
 
 	rc = nbd_conn_open_argv(out, argv, why, len);
 	if (rc == NBD_OPEN_FAILED && read_server_stderr(errpath, why, len))
 		rc = NBD_OPEN_LOCKED;
 	unlink(errpath);
+	free(dir);
 	free(img);
 	return rc;
 }

@@ -266,11 +266,12 @@ static errcode_t other_table(struct e2trim *et, const struct part_reader *rd,
  * The table that @rd reads, checked whole (t->entries is malloc'd, also
  * on failure).
  */
-static errcode_t read_table(struct e2trim *et, const struct part_reader *rd,
-			    struct part_table *t)
+static errcode_t read_table_only(struct e2trim *et,
+				 const struct part_reader *rd,
+				 struct part_table *t)
 {
 	struct part_problem prob;
-	char detail[320], fstype[16];
+	char detail[320];
 	enum mbr_kind kind;
 	errcode_t ret, rc = mbr_probe(rd, &kind);
 
@@ -293,6 +294,18 @@ static errcode_t read_table(struct e2trim *et, const struct part_reader *rd,
 		part_problem_describe(&prob, detail, sizeof(detail));
 		return lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
 	}
+	return 0;
+}
+
+/* read_table_only(), and no filesystem at offset 0 under the table */
+static errcode_t read_table(struct e2trim *et, const struct part_reader *rd,
+			    struct part_table *t)
+{
+	char detail[320], fstype[16];
+	errcode_t ret = read_table_only(et, rd, t);
+
+	if (ret)
+		return ret;
 	if (fs_at_offset_zero(rd, fstype, sizeof(fstype))) {
 		snprintf(detail, sizeof(detail), "an %s filesystem starts at "
 			 "byte 0, under the %s table; one of them is stale, "
@@ -387,4 +400,72 @@ errcode_t partition_whole_disk(struct e2trim *et,
 		return 0;
 	return lib_fail(et, E2TRIM_ERR_WHOLE_DISK, "its ext partition%s: %s",
 			next == 1 ? "" : "s", list);
+}
+
+/* An entry that holds data: no table area, no extended container. */
+static int holds_data(const struct part_entry *e)
+{
+	return !e->table_area && !e->extended && e->size_bytes;
+}
+
+errcode_t partition_stale_zero(struct e2trim *et, const struct part_reader *rd)
+{
+	struct part_table t = { .type = "" };
+	char fstype[16], nums[128];
+	errcode_t ret = 0;
+	unsigned int i;
+
+	if (!fs_at_offset_zero(rd, fstype, sizeof(fstype)))
+		return 0;
+	/* no table, or one that cannot be read whole: nothing to weigh */
+	if (!read_table_only(et, rd, &t)) {
+		for (i = 0; i < t.n && !holds_data(&t.entries[i]); i++)
+			;
+		if (i < t.n) {
+			list_partnos(&t, 0, NULL, nums, sizeof(nums));
+			ret = lib_fail(et, E2TRIM_ERR_PARTITION, "an %s "
+				       "filesystem starts at byte 0, beside a "
+				       "%s table with partitions %s: one of "
+				       "them is stale, and they overlap; give "
+				       "-p N to trim a partition, or erase the "
+				       "stale one with wipefs (wipefs IMAGE "
+				       "lists both)", fstype, t.type, nums);
+		}
+	}
+	free(t.entries);
+	return ret;
+}
+
+void partition_bound_at(struct e2trim *et, const struct part_reader *rd,
+			uint64_t start, struct part_bound *b)
+{
+	struct part_table t = { .type = "" };
+	const struct part_entry *e;
+	uint64_t next = UINT64_MAX;
+	unsigned int i;
+
+	memset(b, 0, sizeof(*b));
+	if (read_table_only(et, rd, &t)) {
+		free(t.entries);
+		return;
+	}
+	b->table = t.type;
+	for (i = 0; i < t.n; i++) {
+		e = &t.entries[i];
+		if (!holds_data(e))
+			continue;
+		if (start >= e->start_bytes &&
+		    start - e->start_bytes < e->size_bytes &&
+		    (!b->partno || e->logical)) {
+			b->partno = e->partno;
+			b->part_start = e->start_bytes;
+			b->end = e->start_bytes + e->size_bytes;
+		} else if (e->start_bytes > start && e->start_bytes < next) {
+			next = e->start_bytes;
+		}
+	}
+	/* in no partition: up to the next one */
+	if (!b->partno && next != UINT64_MAX)
+		b->end = next;
+	free(t.entries);
 }

@@ -57,4 +57,30 @@ errcode_t partition_list(struct e2trim *et, const struct part_reader *rd,
 errcode_t partition_whole_disk(struct e2trim *et,
 			       const struct part_reader *rd);
 
+/*
+ * Is there an ext2/3/4 superblock at byte 0 of what @rd reads beside an
+ * MBR or GPT whose entries hold partitions?  One of the two is stale and
+ * they overlap (libblkid's safe probe calls it ambivalent):
+ * E2TRIM_ERR_PARTITION, naming -p N and wipefs.  Else 0.
+ */
+errcode_t partition_stale_zero(struct e2trim *et, const struct part_reader *rd);
+
+/* What a partition table says of a filesystem starting at a byte. */
+struct part_bound {
+	const char *table;	/* "dos", "gpt" ...; NULL: no table read */
+	unsigned int partno;	/* the partition it starts in; 0: none */
+	uint64_t part_start;	/* that partition's first byte */
+	uint64_t end;		/* the byte it must end before: the
+				   partition's end, or in no partition the
+				   next partition's start; 0: no bound */
+};
+
+/*
+ * The bound the table @rd reads puts on a filesystem starting at byte
+ * @start of it.  A table that cannot be read whole bounds nothing (0,
+ * b->table NULL); -p N refuses it.
+ */
+void partition_bound_at(struct e2trim *et, const struct part_reader *rd,
+			uint64_t start, struct part_bound *b);
+
 #endif /* E2TRIM_PARTITION_H */

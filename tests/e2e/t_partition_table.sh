@@ -7,9 +7,10 @@
 #    starting inside the previous, a GPT entry over the table's own
 #    sectors (libblkid hides that one; the kernel does not), an ext4 made
 #    on an MBR extended container that holds logical partitions, and an
-#    ext4 at offset 0 under a stray table: -p on any partition is refused
-#    with exit 24, the message names the entries, their byte ranges and
-#    the fix, and not one byte of the image changes (sha256);
+#    ext4 at offset 0 under a stray table: -p on any partition (and the
+#    image without -p) is refused with exit 24, the message names the
+#    entries, their byte ranges and the fix, and not one byte of the
+#    image changes (sha256);
 #  - a logical partition inside its container is fine (its --list is
 #    dumpe2fs's);
 #  - a missing partition number lists the numbers there; a GPT whose
@@ -116,16 +117,21 @@ oracle_extents "$img?offset=$((55296 * 512))" | aligned_extents "$(granularity "
 cmp -s "$OUT" "$T/want" || { diff "$OUT" "$T/want" | head >&2; fail "logical partition 6: --list differs from dumpe2fs"; }
 note "logical partition 6 inside its container: $(wc -l <"$OUT") extents as dumpe2fs"
 
-# an ext4 at offset 0 under a stray table: -p is refused, the whole
-# filesystem is still e2trim's without -p
+# an ext4 at offset 0 under a stray table: -p is refused, and so is the
+# whole filesystem without -p
 img=$T/stray.img
 rm -f "$img"; truncate -s 64M "$img"
 mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard "$img" || fail "mke2fs stray"
 printf 'label: dos\nstart=2048, size=40000, type=83\n' | sfdisk -q --wipe never "$img" >/dev/null ||
 	fail "sfdisk stray"
 refused "ext4 at offset 0 under a stray MBR" 1 "an ext4 filesystem starts at byte 0, under the dos table"
-run_e2trim -n "$img"
-assert_rc 0 "the filesystem at offset 0, without -p"
+# without -p too (issue 33): which of the two is stale is not e2trim's guess
+sum=$(sha_of "$img")
+run_e2trim -v "$img"
+assert_rc 24 "the filesystem at offset 0 beside a table, without -p"
+assert_grep "give -p N to trim a partition, or erase the stale one with wipefs" "$ERR" \
+	"the filesystem at offset 0 beside a table: the fix"
+assert_eq "$(sha_of "$img")" "$sum" "the filesystem at offset 0 beside a table: sha256"
 
 # a table whose only partition is number 2
 img=$T/only2.img
