@@ -158,7 +158,6 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 {
 	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 2];
 	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 2];
-	char why[256];
 	int n = 0, i;
 
 	if (s->dl || s->dl_tried)
@@ -179,10 +178,25 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 		key[n] = s->key[i];
 		val[n++] = s->val[i];
 	}
-	if (rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl, why,
-			   sizeof(why)))
+	s->dl_err = rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl,
+				   s->dl_why, sizeof(s->dl_why));
+	if (s->dl_err)
 		s->dl = NULL;
 	return s->dl;
+}
+
+errcode_t rbd_spec_connect(struct rbd_spec *s, struct rbd_dl **out, char *why,
+			   size_t len)
+{
+	*out = lib_connect(s);
+	if (!*out)
+		snprintf(why, len, "%s", s->dl_why);
+	return *out ? 0 : s->dl_err;
+}
+
+const char *rbd_spec_name(const struct rbd_spec *s)
+{
+	return s->name;
 }
 
 /*
