@@ -461,7 +461,7 @@ check-boot: deps-boot
 # A one-node Ceph cluster on 127.0.0.1 (tests/ceph/, README "RBD and thin
 # pools"): one mon, one bluestore OSD on a sparse file, no mgr.  qemu's
 # rbd driver (qemu-block-extra) is what qemu-nbd opens rbd: targets with.
-CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra
+CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra python3-rados
 
 deps-ceph: deps
 	@$(call apt_need,$(CEPH_PKGS))

@@ -156,8 +156,8 @@ static errcode_t add_used(uint64_t off, uint64_t len, void *arg)
 /* The connection to the cluster, made once, with qemu's options. */
 static struct rbd_dl *lib_connect(struct rbd_spec *s)
 {
-	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 2];
-	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 2];
+	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 3];
+	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 3];
 	int n = 0, i;
 
 	if (s->dl || s->dl_tried)
@@ -168,6 +168,15 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 	val[n++] = "false";
 	key[n] = "err_to_stderr";
 	val[n++] = "false";
+	/*
+	 * librbd writes the access time into the image's header at each
+	 * open (60 s apart): a dry run, a refusal and each question would
+	 * change the image
+	 */
+	if (!rbd_has_key(s, "rbd_atime_update_interval")) {
+		key[n] = "rbd_atime_update_interval";
+		val[n++] = "0";
+	}
 	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
 		if (rbd_has_key(s, rbd_timeouts[i]))
 			continue;
