@@ -338,6 +338,29 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 	return 0;
 }
 
+/*
+ * An RBD image that stopped being ours as it was (target_rbd.c checks
+ * before each request): nothing further was sent.  A lost lock is the
+ * cluster's failure as often as another client's doing (librbd gives it
+ * up when its watch fails: an OSD or a monitor stopped answering), so it
+ * is an error; a new size is another client's doing, a refusal.
+ */
+static errcode_t rbd_lost(struct e2trim *t, const struct target *tg)
+{
+	t->cause = tg->error;
+	if (tg->error == ERANGE)
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image was "
+				"resized while e2trim trimmed it: nothing was "
+				"sent from byte %" PRIu64 " on; run again",
+				tg->error_start);
+	lib_fail(t, E2TRIM_ERR_DISCARD, "librbd lost the RBD image's "
+		 "exclusive lock (its watch failed: an OSD or monitor stopped "
+		 "answering, or the lock was broken with rbd lock rm): "
+		 "nothing was sent from byte %" PRIu64 " on",
+		 tg->error_start);
+	return E2TRIM_ERR_DISCARD;
+}
+
 /* A run that stopped before the end: why, in the table's terms. */
 static errcode_t stopped(struct e2trim *t, const struct target *tg)
 {
@@ -349,6 +372,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 
 	if (!tg->error)
 		return lib_interrupted(t);
+	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE))
+		return rbd_lost(t, tg);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,
 		 strerror_r((int)tg->error, msg, sizeof(msg)));
