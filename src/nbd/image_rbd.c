@@ -3,11 +3,10 @@
  * image_rbd.c - a Ceph RBD image: its name, its clients, its size in the
  *               cluster, where it holds data
  *
- * The image is read and trimmed through qemu-nbd's rbd driver like any
- * VM image (nbd_io.c); what qemu does not tell is asked of librbd in the
- * process (rbd_dl.c), with the same conf, id and options qemu gets, or,
- * when librbd cannot be loaded or cannot answer, of the `rbd` command
- * (rbd_cmd.c).
+ * The image is read and trimmed through librbd in the process (rbd_io.c,
+ * target_rbd.c); what e2trim asks of it is asked of librbd too
+ * (rbd_dl.c), on the same connection, or, when librbd cannot answer, of
+ * the `rbd` command (rbd_cmd.c).
  *
  * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options;
  * conf (the cluster's config file) and id (the client's user) are the

@@ -7,7 +7,8 @@
  * cluster); one connection in the process answers each in milliseconds.
  * No header of Ceph's is needed (Debian ships librbd1 without them): the
  * few functions and structs used are declared in rbd_dl.c.  When the
- * libraries cannot be loaded, image_rbd.c asks the rbd command.
+ * libraries cannot be loaded, an RBD image is refused (open_rbd.c); the
+ * rbd command answers only what librbd could not tell (image_rbd.c).
  */
 #ifndef E2TRIM_RBD_DL_H
 #define E2TRIM_RBD_DL_H
