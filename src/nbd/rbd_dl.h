@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rbd_dl.h - librbd and librados, loaded on first use, for what e2trim
- *            asks of an RBD image besides its bytes
+ * rbd_dl.h - librbd and librados, loaded on first use: what e2trim asks
+ *            of an RBD image, and its bytes (read and trimmed)
  *
  * The rbd command costs ~0.15 s a question (start-up and reaching the
  * cluster); one connection in the process answers each in milliseconds.
