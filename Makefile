@@ -101,10 +101,10 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
 		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
-		image_rbd.c) \
+		image_rbd.c rbd_io.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \
-		target_nbd.c target_zero_write.c target_zero_read.c \
+		target_nbd.c target_rbd.c target_zero_write.c target_zero_read.c \
 		target_zero.c target.c) \
 	    src/bitmap_read.c src/bitmap_stream.c \
 	    $(addprefix src/verify/,range_read.c itable_read.c verify_ref.c \
@@ -484,7 +484,8 @@ check-boot: deps-boot
 # A one-node Ceph cluster on 127.0.0.1 (tests/ceph/, README "RBD and thin
 # pools"): one mon, one bluestore OSD on a sparse file, no mgr.  qemu's
 # rbd driver (qemu-block-extra) is what qemu-nbd opens rbd: targets with.
-CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra python3-rbd
+CEPH_PKGS = ceph-mon ceph-osd ceph-common qemu-block-extra python3-rbd \
+	    python3-rados
 
 deps-ceph: deps
 	@$(call apt_need,$(CEPH_PKGS))

@@ -19,6 +19,7 @@
 #include "open.h"
 #include "open_hold.h"
 #include "open_nbd.h"
+#include "open_rbd.h"
 #include "target.h"
 #include "verify.h"
 
@@ -271,6 +272,18 @@ static errcode_t trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 	return E2TRIM_ERR_BAD_CALL;
 }
 
+/* An RBD image: librbd's discards, its own map of where it holds data. */
+static errcode_t rbd_target(struct e2trim *t, struct target *tg,
+			    enum trim_mode mode)
+{
+	const uint64_t (*map)[2] = NULL;
+	size_t n = 0;
+
+	if (!open_rbd_data_map(t, &map, &n))
+		map = NULL;
+	return target_rbd_init(tg, t->rbd_io, t->cluster_bytes, map, n, mode);
+}
+
 static errcode_t open_target(struct e2trim *t, struct target *tg)
 {
 	enum trim_mode mode;
@@ -292,12 +305,14 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 				"upgrade it with qemu-img amend -f qcow2 -o "
 				"compat=1.1, then trim it without --zero-fill");
 	/* freed clusters of a VM image read as zeros: trim, no need to fill */
-	if (t->nbd && t->opt.mode == E2TRIM_ZERO_FILL)
+	if ((t->nbd || t->rbd_io) && t->opt.mode == E2TRIM_ZERO_FILL)
 		return lib_fail(t, E2TRIM_ERR_USAGE, "--zero-fill works on "
 				"devices and raw images; give a VM image or NBD "
 				"export without it: what e2trim frees there reads "
 				"as zeros");
-	if (t->nbd)
+	if (t->rbd_io)
+		rc = rbd_target(t, tg, mode);
+	else if (t->nbd)
 		rc = target_nbd_init(tg, t->nbd, t->cluster_bytes, mode);
 	else if (t->is_blkdev)
 		rc = target_blkdev_init(tg, t->fd, mode);
@@ -323,6 +338,29 @@ static errcode_t open_target(struct e2trim *t, struct target *tg)
 	return 0;
 }
 
+/*
+ * An RBD image that stopped being ours as it was (target_rbd.c checks
+ * before each request): nothing further was sent.  A lost lock is the
+ * cluster's failure as often as another client's doing (librbd gives it
+ * up when its watch fails: an OSD or a monitor stopped answering), so it
+ * is an error; a new size is another client's doing, a refusal.
+ */
+static errcode_t rbd_lost(struct e2trim *t, const struct target *tg)
+{
+	t->cause = tg->error;
+	if (tg->error == ERANGE)
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image was "
+				"resized while e2trim trimmed it: nothing was "
+				"sent from byte %" PRIu64 " on; run again",
+				tg->error_start);
+	lib_fail(t, E2TRIM_ERR_DISCARD, "librbd lost the RBD image's "
+		 "exclusive lock (its watch failed: an OSD or monitor stopped "
+		 "answering, or the lock was broken with rbd lock rm): "
+		 "nothing was sent from byte %" PRIu64 " on",
+		 tg->error_start);
+	return E2TRIM_ERR_DISCARD;
+}
+
 /* A run that stopped before the end: why, in the table's terms. */
 static errcode_t stopped(struct e2trim *t, const struct target *tg)
 {
@@ -334,6 +372,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 
 	if (!tg->error)
 		return lib_interrupted(t);
+	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE))
+		return rbd_lost(t, tg);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,
 		 strerror_r((int)tg->error, msg, sizeof(msg)));
@@ -357,6 +397,14 @@ static void take_after(struct e2trim *t)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	t->res.seconds = (double)(now.tv_sec - t->opened.tv_sec) +
 			 (now.tv_nsec - t->opened.tv_nsec) / 1e9;
+	if (t->res.allocated_known && t->rbd) {
+		/* what Ceph counts now; unknown when it cannot tell */
+		if (!open_rbd_allocated(t, &t->res.allocated_after_bytes)) {
+			t->res.allocated_after_bytes = 0;
+			t->res.allocated_known = E2TRIM_ALLOCATED_BEFORE_ONLY;
+		}
+		return;
+	}
 	if (t->res.allocated_known && t->nbd) {
 		/* a VM image: its own file (and a qcow2's data file) */
 		t->res.allocated_after_bytes = open_nbd_allocated(t);

@@ -184,6 +184,8 @@ enum e2trim_mode {
  * every request, so a callback may read it as progress).  New members
  * go at the end only (E2TRIM_HAS).
  */
+#define E2TRIM_ALLOCATED_BEFORE_ONLY 2
+
 struct e2trim_result {
 	uint32_t struct_size;		/* sizeof, as the library knows it */
 	/* the filesystem (after e2trim_open) */
@@ -192,7 +194,10 @@ struct e2trim_result {
 	uint8_t is_blkdev;		/* 1: a block device, 0: a file, NBD */
 	uint8_t dryrun;			/* 1: E2TRIM_FLAG_DRYRUN */
 	uint8_t interrupted;		/* 1: stopped by the cancel flag */
-	uint8_t allocated_known;	/* 1: the allocated_* below are known */
+	uint8_t allocated_known;	/* 1: the allocated_* below are known;
+					   E2TRIM_ALLOCATED_BEFORE_ONLY: only
+					   allocated_before_bytes (the last look
+					   failed), allocated_after_bytes 0 */
 	char fs_type[8];		/* "ext2", "ext3" or "ext4", as blkid says */
 	char uuid[37];			/* "5b3c4e0a-6f1d-...", lower case */
 	char label[17];			/* s_volume_name, may be "" */

@@ -61,6 +61,11 @@ struct e2trim {
 	 */
 	struct nbd_conn *nbd;
 	struct rbd_spec *rbd;		/* an RBD image's name (open_rbd.c) */
+	/*
+	 * The RBD image, read and trimmed through librbd in the process
+	 * (@nbd stays NULL, @fd -1), its exclusive lock held in a real run.
+	 */
+	struct rbd_io *rbd_io;
 	int image_fd;			/* the VM image file, for its size */
 	uint64_t cluster_bytes;		/* the image's, 0: unknown */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */

@@ -99,6 +99,8 @@ static const struct code_exit {
 	{ E2TRIM_ERR_NO_LIBNBD,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_IMAGE_ENCRYPTED,	E2TRIM_EXIT_UNSUPPORTED, 0 },
 	{ E2TRIM_ERR_INVALID_ARGUMENT,	E2TRIM_EXIT_USAGE, 0 },
+	{ E2TRIM_ERR_NO_LIBRBD,		E2TRIM_EXIT_ERROR, 0 },
+	{ E2TRIM_ERR_RBD_OPEN,		E2TRIM_EXIT_ERROR, 0 },
 };
 
 /*
@@ -150,8 +152,8 @@ static const struct caller_fix {
 	{ E2TRIM_ERR_ZERO_FILL,
 	  "check the device for I/O errors, then call e2trim_apply() again" },
 	{ E2TRIM_ERR_IMAGE_LOCKED,
-	  "shut down the VM or the qemu-nbd/qemu-storage-daemon that has it, "
-	  "then open it again" },
+	  "shut down the VM or the program that has it (qemu-nbd, "
+	  "qemu-storage-daemon, an RBD client), then open it again" },
 };
 
 static const struct code_exit *lookup(errcode_t code)

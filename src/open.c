@@ -29,6 +29,7 @@
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "image_rbd.h"
+#include "rbd_io.h"
 #include "open_table.h"
 #include "partition.h"
 
@@ -121,11 +122,15 @@ static const char *io_options(const struct e2trim *t)
 /* Through NBD, libext2fs opens the connection by its name. */
 static const char *fs_name(const struct e2trim *t)
 {
+	if (t->rbd_io)
+		return rbd_io_name(t->rbd_io);
 	return t->nbd ? t->nbd->name : t->path;
 }
 
 static io_manager fs_io(const struct e2trim *t)
 {
+	if (t->rbd_io)
+		return rbd_io_manager;
 	return t->nbd ? nbd_io_manager : unix_io_manager;
 }
 
@@ -427,7 +432,7 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		return err;
 	err = open_steps(t, path);
 	/* e2fsck reads devices and raw images only, never through NBD */
-	if (!err && t->nbd)
+	if (!err && (t->nbd || t->rbd_io))
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
 			       "image or an NBD export (--fsck); check it "
 			       "from inside, or convert it to raw first");

@@ -24,6 +24,7 @@
 #include "open_chain.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
+#include "rbd_io.h"
 
 /* The refusals before the first read: server that cannot trim, lock. */
 static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
@@ -109,8 +110,6 @@ uint64_t open_nbd_allocated(const struct e2trim *t)
 	struct stat st;
 	uint64_t n = 0;
 
-	if (t->rbd)
-		return open_rbd_allocated(t);
 	if (t->image_fd >= 0 && !fstat(t->image_fd, &st))
 		n += (uint64_t)st.st_blocks * 512;
 	if (t->nbd && t->nbd->data_fd >= 0 && !fstat(t->nbd->data_fd, &st))
@@ -303,6 +302,9 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	enum nbd_open_fail rc;
 	int err;
 
+	/* an RBD image is ours already: it is still, as it was */
+	if (t->rbd_io)
+		return open_rbd_recheck(t);
 	if (!t->nbd || !t->nbd_reopen)
 		return 0;
 	err = read_super(t, before);
@@ -313,15 +315,8 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	err = recheck_chain(t);
 	if (err)
 		return err;
-	/* an RBD image: our read-only server is its only client */
-	if (t->rbd) {
-		err = open_rbd_recheck(t, 1);
-		if (err)
-			return err;
-	}
-	rc = nbd_conn_reopen_image(t->nbd, t->rbd ? open_rbd_qemu_name(t) :
-				   t->path, t->res.image_format, 0, why,
-				   sizeof(why));
+	rc = nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
+				   why, sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
 	/*
@@ -332,12 +327,6 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_NBD_START, err,
 				      "while reading the superblock again");
-	/* and our writable one now */
-	if (t->rbd) {
-		err = open_rbd_recheck(t, 1);
-		if (err)
-			return err;
-	}
 	if (memcmp(before, after, sizeof(before)))
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "its superblock "
 				"changed while e2trim reopened it for writing");
@@ -367,7 +356,8 @@ static errcode_t copy_range(struct e2trim *t, int fd, uint64_t off,
 		len = t->size_bytes - off;
 	while (len) {
 		n = len < sizeof(buf) ? len : sizeof(buf);
-		rc = nbd_conn_pread(t->nbd, buf, n, off);
+		rc = t->rbd_io ? rbd_io_pread(t->rbd_io, buf, n, off) :
+				 nbd_conn_pread(t->nbd, buf, n, off);
 		if (rc)
 			return rc;
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)

@@ -17,7 +17,7 @@ errcode_t open_nbd_uri(struct e2trim *t);
 errcode_t open_image_format(struct e2trim *t);
 
 /*
- * A VM image's disk as a file descriptor for libblkid, which reads the
+ * A VM image's (or an RBD image's) disk as a file descriptor for libblkid, which reads the
  * rarer partition tables: a sparse memfd of the disk's size holding its
  * first and last MiBs, into *@out.  0 or an errno value.
  */
@@ -38,7 +38,8 @@ uint64_t open_nbd_allocated(const struct e2trim *t);
 /*
  * A VM image is opened read-only: start its server again read-write
  * once every gate and the verification have passed (e2trim_apply(), not
- * in a dry run), and refuse if its superblock changed between.
+ * in a dry run), and refuse if its superblock changed between.  An RBD
+ * image, open and locked since the start: open_rbd_recheck().
  */
 errcode_t open_nbd_writable(struct e2trim *t);
 

@@ -1,40 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * open_rbd.c - open a Ceph RBD image through qemu-nbd's rbd driver
+ * open_rbd.c - open a Ceph RBD image through librbd in the process
  *
- * An RBD image has no file and no qemu lock a second qemu-nbd would trip
- * over: a running VM, a kernel mapping or another qemu-nbd is seen as a
- * watcher of the image's header object (`rbd status`), and the one
- * writing holds the exclusive lock (`rbd lock ls`).  librbd hands that
- * lock over to whoever asks for it, so writing beside a VM would not
- * fail: it would take the lock from the VM.  So an image with any
- * watcher or locker is refused before qemu-nbd starts, and again before
- * the first discard, when our own server is the only watcher allowed.
+ * An RBD image has no file and no qemu lock: a running VM, a kernel
+ * mapping or a qemu-nbd is seen as a watcher of the image's header object
+ * (`rbd status`), and the one writing holds the exclusive lock (`rbd lock
+ * ls`).  librbd hands that lock to whoever asks for it, so a check at
+ * open alone would let a VM start and write while e2trim trims from a
+ * plan made before.  So:
+ *  - an image with any watcher or locker is refused (26) before e2trim
+ *    opens it at all;
+ *  - a real run opens it read-write and takes the exclusive lock in the
+ *    mode that is not handed over (rbd_io.c) before the first read; then
+ *    e2trim must be its only client (a VM that came in between is
+ *    refused, the lock given back); until close no other client can
+ *    write it, and before the first discard and each request after it
+ *    the lock is checked to be still ours and the size unchanged;
+ *  - a dry run opens it read-only: nothing of the image is written.
  *
  * A snapshot is read-only in Ceph: a dry run reads it, a trim is refused.
  * What the image holds comes from Ceph's own accounting (rbd du --exact),
  * before and after.  Where it holds data comes from librbd's exact
- * extents (rbd diff): qemu's block status says whole 4 MiB objects, so a
- * second run would trim again every free extent of an object that holds
- * data.  librbd skips what a discard does not cover of each aligned
- * rbd_discard_granularity_bytes chunk (64 KiB by default): the plan is
- * cut inward to it, so that what is reported trimmed is freed.
+ * extents (rbd diff).  librbd skips what a discard does not cover of each
+ * aligned rbd_discard_granularity_bytes chunk (64 KiB by default): the
+ * plan is cut inward to it, so that what is reported trimmed is freed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "e2trim_int.h"
 #include "image_rbd.h"
-#include "nbd_io.h"
 #include "open_rbd.h"
+#include "rbd_io.h"
 
 /* librbd's default, when `rbd config image list` cannot tell */
 #define RBD_GRANULARITY_DEFAULT (64U << 10)
 
-/*
- * Our own server alone: one watcher, and a lock only in its hands (qemu
- * takes the exclusive lock when it opens an image for writing).
- */
+/* e2trim alone: one watcher at most, and a lock only in its hands. */
 static int only_ours(const struct rbd_clients *c)
 {
 	return c->watchers <= 1 &&
@@ -42,7 +45,7 @@ static int only_ours(const struct rbd_clients *c)
 				!strcmp(c->locker, c->watcher)));
 }
 
-/* Refuse an image with clients (@ours: e2trim's own server may be one). */
+/* Refuse an image with clients (@ours: e2trim's own handle may be one). */
 static errcode_t refuse_clients(struct e2trim *t, const struct rbd_clients *c,
 				int ours)
 {
@@ -63,17 +66,51 @@ static errcode_t refuse_clients(struct e2trim *t, const struct rbd_clients *c,
 			c->lockers ? c->locker : "");
 }
 
-errcode_t open_rbd_recheck(struct e2trim *t, int ours)
+/* Who has it open now: nobody but e2trim's own handle (@ours). */
+static errcode_t recheck_clients(struct e2trim *t, int ours)
 {
 	struct rbd_facts f;
 	char why[512];
 
 	if (rbd_ask(t->rbd, RBD_ASK_CLIENTS, &f, why, sizeof(why)))
-		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
+		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	return refuse_clients(t, &f.clients, ours);
 }
 
-uint64_t open_rbd_allocated(const struct e2trim *t)
+/* Still ours as at open: the lock, the size (rbd_io_recheck()). */
+static errcode_t recheck_image(struct e2trim *t)
+{
+	errcode_t err = rbd_io_recheck(t->rbd_io);
+
+	if (err == ENOLCK)
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "e2trim lost the "
+				"RBD image's exclusive lock (broken with rbd "
+				"lock rm, or this client was blocklisted): "
+				"nothing further is trimmed; run again once "
+				"no other client has the image open");
+	if (err == ERANGE)
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image was "
+				"resized while e2trim had it open: nothing "
+				"further is trimmed; run again");
+	if (err)
+		return lib_fail_cause(t, E2TRIM_ERR_RBD_OPEN, err,
+				      "librbd: while asking the image's size");
+	return 0;
+}
+
+errcode_t open_rbd_recheck(struct e2trim *t)
+{
+	errcode_t err;
+
+	if (!t->rbd_io)
+		return 0;
+	err = recheck_image(t);
+	if (!err)
+		err = recheck_clients(t, 1);
+	return err;
+}
+
+int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 {
 	struct rbd_facts f;
 	char why[512];
@@ -81,7 +118,8 @@ uint64_t open_rbd_allocated(const struct e2trim *t)
 	if (!t->rbd || rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
 	    !f.used_known)
 		return 0;
-	return f.used_bytes;
+	*bytes = f.used_bytes;
+	return 1;
 }
 
 /* A snapshot cannot be written: only a dry run reads it. */
@@ -94,33 +132,35 @@ static errcode_t check_snap(struct e2trim *t)
 			"name the image without @SNAP to trim it");
 }
 
-static errcode_t start_server(struct e2trim *t)
+/* rbd_io_open()'s or rbd_io_lock()'s failure, in the table's terms. */
+static errcode_t io_failed(struct e2trim *t, enum rbd_io_fail rc,
+			   const char *why)
 {
-	char why[512] = "";
-	enum nbd_open_fail rc;
-
-	/* read-only until the gates and the verification have passed */
-	rc = nbd_conn_open_image(&t->nbd, rbd_spec_qemu_name(t->rbd), "rbd", 1,
-				 why, sizeof(why));
-	if (rc == NBD_OPEN_NO_MEMORY)
+	switch (rc) {
+	case RBD_IO_OK:
+		return 0;
+	case RBD_IO_NO_MEMORY:
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
-	if (rc == NBD_OPEN_NO_LIBNBD)
-		return lib_fail(t, E2TRIM_ERR_NO_LIBNBD, "%s", why);
-	if (rc && strstr(why, "Unknown protocol"))
-		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s: install "
-				"qemu-block-extra (qemu's rbd driver)", why);
-	if (rc)
-		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
-	t->size_bytes = t->nbd->srv.size_bytes;
-	t->nbd_reopen = !t->opt.dryrun;
-	return 0;
+	case RBD_IO_NO_LIBRBD:
+		return lib_fail(t, E2TRIM_ERR_NO_LIBRBD, "%s", why);
+	case RBD_IO_NO_LOCK_FEATURE:
+		return lib_fail(t, E2TRIM_ERR_USAGE, "the RBD image lacks the "
+				"exclusive-lock feature, so e2trim cannot keep "
+				"other clients from writing while it trims; "
+				"enable it (rbd feature enable POOL/IMAGE "
+				"exclusive-lock), or give -n");
+	case RBD_IO_LOCK_HELD:
+		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+	default:
+		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
+	}
 }
 
 /*
- * Everything asked of librbd (or the rbd command) before qemu-nbd starts:
- * who has the image open (not for a snapshot, which never changes: a VM
- * on its image does not matter), librbd's granularity, rbd du, and where
- * the image holds data.
+ * Everything asked of librbd (or the rbd command) before the image is
+ * opened: who has it open (not for a snapshot, which never changes: a
+ * VM on its image does not matter), librbd's granularity, rbd du, and
+ * where the image holds data.
  */
 static errcode_t ask_all(struct e2trim *t)
 {
@@ -133,7 +173,7 @@ static errcode_t ask_all(struct e2trim *t)
 	if (!snap)
 		what |= RBD_ASK_CLIENTS;
 	if (rbd_ask(t->rbd, what, &f, why, sizeof(why)))
-		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
+		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	err = snap ? 0 : refuse_clients(t, &f.clients, 0);
 	if (err) {
 		rbd_facts_free(&f);
@@ -150,33 +190,65 @@ static errcode_t ask_all(struct e2trim *t)
 	return 0;
 }
 
+/*
+ * The image opened for reading (and, in a real run, trimming) before
+ * anything of the filesystem is read: read-write with the exclusive
+ * lock, then e2trim must be its only client.
+ */
+static errcode_t open_image(struct e2trim *t)
+{
+	char why[512] = "";
+	enum rbd_io_fail rc;
+	int ro = t->opt.dryrun || rbd_spec_is_snap(t->rbd);
+	errcode_t err;
+
+	rc = rbd_io_open(t->rbd, ro, &t->rbd_io, why, sizeof(why));
+	if (!rc && !ro)
+		rc = rbd_io_lock(t->rbd_io, why, sizeof(why));
+	err = io_failed(t, rc, why);
+	/* our own watch and lock: nobody else's beside them */
+	if (!err && !ro)
+		err = recheck_clients(t, 1);
+	if (!err)
+		t->size_bytes = rbd_io_size(t->rbd_io);
+	return err;
+}
+
 errcode_t open_rbd(struct e2trim *t)
 {
-	char why[512];
+	struct rbd_dl *d;
+	char why[512] = "";
 	errcode_t err;
 
 	if (rbd_spec_parse(t->path, &t->rbd, why, sizeof(why)))
 		return lib_fail(t, E2TRIM_ERR_USAGE, "%s", why);
 	err = check_snap(t);
-	if (!err)
-		err = ask_all(t);
+	if (err)
+		return err;
+	/* the image is read through librbd: without it, nothing can be */
+	err = rbd_spec_connect(t->rbd, &d, why, sizeof(why));
+	if (err == ELIBACC)
+		return lib_fail(t, E2TRIM_ERR_NO_LIBRBD, "%s", why);
+	if (err)
+		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
+	err = ask_all(t);
 	if (err)
 		return err;
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "rbd");
-	err = start_server(t);
-	if (!err)
-		t->nbd->has_data_map = rbd_spec_data_map(t->rbd,
-				&t->nbd->data_map, &t->nbd->data_map_n);
-	return err;
+	return open_image(t);
 }
 
-const char *open_rbd_qemu_name(const struct e2trim *t)
+int open_rbd_data_map(const struct e2trim *t, const uint64_t (**map)[2],
+		      size_t *n)
 {
-	return rbd_spec_qemu_name(t->rbd);
+	return t->rbd && rbd_spec_data_map(t->rbd, map, n);
 }
 
 void open_rbd_close(struct e2trim *t)
 {
+	/* the lock first: nothing of ours is left held, whatever stopped */
+	rbd_io_close(t->rbd_io);
+	t->rbd_io = NULL;
 	rbd_spec_free(t->rbd);
 	t->rbd = NULL;
 }

@@ -1,27 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * open_rbd.h - open a Ceph RBD image (rbd:POOL/IMAGE...) through qemu-nbd
+ * open_rbd.h - open a Ceph RBD image (rbd:POOL/IMAGE...) through librbd
  */
 #ifndef E2TRIM_OPEN_RBD_H
 #define E2TRIM_OPEN_RBD_H
 
 #include "e2trim_int.h"
 
-/* @t->path is an rbd: name: refuse an image in use, start qemu-nbd. */
+/*
+ * @t->path is an rbd: name: refuse an image in use, open it through
+ * librbd into @t->rbd_io (a real run: read-write, its exclusive lock
+ * taken and kept until open_rbd_close()).
+ */
 errcode_t open_rbd(struct e2trim *t);
 
 /*
- * Before the first discard: nobody but our own server has the image
- * open (@ours: how many watchers e2trim's server is, 0 or 1).
+ * Before the first discard: the lock still ours, the size as at open,
+ * and nobody but e2trim has the image open.  0 for no RBD image.
  */
-errcode_t open_rbd_recheck(struct e2trim *t, int ours);
+errcode_t open_rbd_recheck(struct e2trim *t);
 
-/* What the image holds in the cluster now (rbd du --exact), 0: unknown. */
-uint64_t open_rbd_allocated(const struct e2trim *t);
+/* What the image holds in the cluster now (rbd du --exact): 1, 0 unknown. */
+int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes);
 
-/* The name qemu-nbd opens the image by (with librados's time-outs). */
-const char *open_rbd_qemu_name(const struct e2trim *t);
+/* Where the image holds data (rbd diff): 1, or 0 when there is no map. */
+int open_rbd_data_map(const struct e2trim *t, const uint64_t (**map)[2],
+		      size_t *n);
 
+/* The lock released, the image closed, whatever stopped the run. */
 void open_rbd_close(struct e2trim *t);
 
 #endif /* E2TRIM_OPEN_RBD_H */

@@ -21,6 +21,7 @@
 #include "open_nbd.h"
 #include "open_table.h"
 #include "partition.h"
+#include "rbd_io.h"
 #include "sysfs.h"
 
 /* nbd_conn_pread() as a part_reader's read */
@@ -28,6 +29,13 @@ static errcode_t nbd_table_read(void *ctx, void *buf, size_t len,
 				uint64_t off)
 {
 	return nbd_conn_pread(ctx, buf, len, off);
+}
+
+/* rbd_io_pread() as a part_reader's read */
+static errcode_t rbd_table_read(void *ctx, void *buf, size_t len,
+				uint64_t off)
+{
+	return rbd_io_pread(ctx, buf, len, off);
 }
 
 /*
@@ -42,7 +50,7 @@ static errcode_t table_reader_of(struct e2trim *t, struct part_reader *rd,
 
 	memset(rd, 0, sizeof(*rd));
 	rd->blkid_fd = -1;
-	if (!t->nbd) {
+	if (!t->nbd && !t->rbd_io) {
 		rc = part_reader_fd(rd, t->fd);
 		/* MBR and GPT only: libblkid gets no descriptor */
 		if (!rare) {
@@ -50,8 +58,8 @@ static errcode_t table_reader_of(struct e2trim *t, struct part_reader *rd,
 			rd->blkid_fd = -1;
 		}
 	} else {
-		rd->read = nbd_table_read;
-		rd->ctx = t->nbd;
+		rd->read = t->rbd_io ? rbd_table_read : nbd_table_read;
+		rd->ctx = t->rbd_io ? (void *)t->rbd_io : (void *)t->nbd;
 		rd->size_bytes = t->size_bytes;
 		rd->sector_size = 512;
 		rc = rare ? open_nbd_shadow(t, &rd->blkid_fd) : 0;
@@ -70,7 +78,7 @@ static errcode_t table_reader(struct e2trim *t, struct part_reader *rd)
 
 static void table_reader_done(struct e2trim *t, struct part_reader *rd)
 {
-	if (t->nbd && rd->blkid_fd >= 0)
+	if ((t->nbd || t->rbd_io) && rd->blkid_fd >= 0)
 		close(rd->blkid_fd);
 	rd->blkid_fd = -1;
 }

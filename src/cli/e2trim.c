@@ -386,7 +386,11 @@ static void warn_new(const struct cli_control *ctl, const struct e2trim *t,
 /*
  * From the first discard on, SIGINT and SIGTERM stop the run cleanly:
  * the requests in flight finish, no other starts, and the report says
- * exactly what was trimmed.  Before that, they simply end the process.
+ * exactly what was trimmed.  Before that, they simply end the process,
+ * except on an RBD image: e2trim holds its exclusive lock from the
+ * start, and a process that just ends leaves it registered in the
+ * cluster until another client breaks it; so there they stop the run
+ * cleanly from the start, and the lock is released.
  */
 static void stop_on_signals(struct e2trim *t)
 {
@@ -480,6 +484,8 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	errcode_t err;
 
 	progress_start(ctl, t);
+	if (!strncmp(ctl->path, "rbd:", 4))
+		stop_on_signals(t);
 	err = cli_set_options(t, &ctl->opts);
 	if (!err)
 		err = e2trim_open(t, ctl->path);

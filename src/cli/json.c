@@ -261,9 +261,13 @@ static const char *status(const struct job *r)
 		return o->res.dryrun ? "dry-run" : "trimmed";
 	if (o->err == E2TRIM_ERR_INTERRUPTED)
 		return "interrupted";
-	/* a refusal: stopped before anything was trimmed, for safety */
-	if (!o->applied && ((o->exit_code >= 10 && o->exit_code <= 27) ||
-			    o->err == E2TRIM_ERR_DUPLICATE))
+	/*
+	 * a refusal, for safety, at whatever stage: at open, or at the
+	 * check before the first discard (an RBD image another client
+	 * opened meanwhile), when nothing further was sent
+	 */
+	if ((o->exit_code >= 10 && o->exit_code <= 27) ||
+	    o->err == E2TRIM_ERR_DUPLICATE)
 		return "refused";
 	return "failed";
 }
@@ -341,7 +345,11 @@ static void result(struct json *j, const struct outcome *o)
 	json_u64(j, "bytes_kept_for_alignment", r->bytes_kept_for_alignment);
 	json_u64(j, "bytes_already_sparse", r->bytes_already_sparse);
 	allocated(j, "allocated_before", r, r->allocated_before_bytes);
-	allocated(j, "allocated_after", r, r->allocated_after_bytes);
+	/* the last look failed (rbd du of an image renamed meanwhile) */
+	if (r->allocated_known == E2TRIM_ALLOCATED_BEFORE_ONLY)
+		json_null(j, "allocated_after");
+	else
+		allocated(j, "allocated_after", r, r->allocated_after_bytes);
 	json_u64(j, "bytes_zeroed", r->bytes_zeroed);
 	json_u64(j, "bytes_already_zero", r->bytes_already_zero);
 	json_seconds(j, "seconds", r->seconds);

@@ -130,6 +130,13 @@ void report_allocated(const struct cli_control *ctl,
 			size_to_human(r->bytes_trimmed, s, sizeof(s)));
 		return;
 	}
+	if (r->allocated_known == E2TRIM_ALLOCATED_BEFORE_ONLY) {
+		fprintf(out, "%s: %s%sallocated %s before, after unknown (the "
+			"last look failed)\n", ctl->device, r->image_format,
+			r->image_format[0] ? " image " : "image ",
+			size_to_human(before, b, sizeof(b)));
+		return;
+	}
 	/* a split extent can cost the host a block of its extent tree */
 	fprintf(out, "%s: %s%sallocated %s before, %s after, %s %s\n",
 		ctl->shown, r->image_format, r->image_format[0] ? " image " :

@@ -3,11 +3,10 @@
  * image_rbd.c - a Ceph RBD image: its name, its clients, its size in the
  *               cluster, where it holds data
  *
- * The image is read and trimmed through qemu-nbd's rbd driver like any
- * VM image (nbd_io.c); what qemu does not tell is asked of librbd in the
- * process (rbd_dl.c), with the same conf, id and options qemu gets, or,
- * when librbd cannot be loaded or cannot answer, of the `rbd` command
- * (rbd_cmd.c).
+ * The image is read and trimmed through librbd in the process (rbd_io.c,
+ * target_rbd.c); what e2trim asks of it is asked of librbd too
+ * (rbd_dl.c), on the same connection, or, when librbd cannot answer, of
+ * the `rbd` command (rbd_cmd.c).
  *
  * The name is qemu's: "rbd:POOL/IMAGE[@SNAP]" then ":KEY=VALUE" options,
  * "\:" a colon inside a name or a value (rbd_name.c, which takes only
@@ -129,9 +128,8 @@ static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
 /* The connection to the cluster, made once, with qemu's options. */
 static struct rbd_dl *lib_connect(struct rbd_spec *s)
 {
-	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 2];
-	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 2];
-	char why[256];
+	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 3];
+	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 3];
 	int n = 0, i;
 
 	if (s->dl || s->dl_tried)
@@ -142,6 +140,15 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 	val[n++] = "false";
 	key[n] = "err_to_stderr";
 	val[n++] = "false";
+	/*
+	 * librbd writes the access time into the image's header at each
+	 * open (60 s apart): a dry run, a refusal and each question would
+	 * change the image
+	 */
+	if (!rbd_has_key(s, "rbd_atime_update_interval")) {
+		key[n] = "rbd_atime_update_interval";
+		val[n++] = "0";
+	}
 	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
 		if (rbd_has_key(s, rbd_timeouts[i]))
 			continue;
@@ -152,10 +159,25 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 		key[n] = s->key[i];
 		val[n++] = s->val[i];
 	}
-	if (rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl, why,
-			   sizeof(why)))
+	s->dl_err = rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl,
+				   s->dl_why, sizeof(s->dl_why));
+	if (s->dl_err)
 		s->dl = NULL;
 	return s->dl;
+}
+
+errcode_t rbd_spec_connect(struct rbd_spec *s, struct rbd_dl **out, char *why,
+			   size_t len)
+{
+	*out = lib_connect(s);
+	if (!*out)
+		snprintf(why, len, "%s", s->dl_why);
+	return *out ? 0 : s->dl_err;
+}
+
+const char *rbd_spec_name(const struct rbd_spec *s)
+{
+	return s->name;
 }
 
 /*

@@ -34,6 +34,18 @@ const char *rbd_spec_qemu_name(const struct rbd_spec *s);
 
 void rbd_spec_free(struct rbd_spec *s);
 
+/* POOL[/NAMESPACE]/IMAGE[@SNAP], as librbd opens it. */
+const char *rbd_spec_name(const struct rbd_spec *s);
+
+/*
+ * librbd's connection kept with @s (made on first use, with the options
+ * the name gives): 0, or ELIBACC when librbd or librados cannot be
+ * loaded, or librados' errno value, with words in @why.
+ */
+struct rbd_dl;
+errcode_t rbd_spec_connect(struct rbd_spec *s, struct rbd_dl **out, char *why,
+			   size_t len);
+
 /*
  * Ask librbd (rbd_dl.c, one connection kept with @s) what @what says,
  * and the rbd command, all at once, what librbd could not tell.  An

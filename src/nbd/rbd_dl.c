@@ -21,6 +21,11 @@
 typedef void *rados_t;
 typedef void *rados_ioctx_t;
 typedef void *rbd_image_t;
+typedef void *rbd_completion_t;
+typedef void (*rbd_callback_t)(rbd_completion_t, void *);
+
+#define RBD_LOCK_MODE_EXCLUSIVE 0
+#define RBD_FEATURE_EXCLUSIVE_LOCK (1ULL << 2)
 
 typedef struct {
 	char *addr;
@@ -62,6 +67,22 @@ static struct {
 	int (*open_read_only)(rados_ioctx_t, const char *, rbd_image_t *,
 			      const char *);
 	int (*close)(rbd_image_t);
+	int (*open)(rados_ioctx_t, const char *, rbd_image_t *, const char *);
+	ssize_t (*read)(rbd_image_t, uint64_t, size_t, char *);
+	int (*get_features)(rbd_image_t, uint64_t *);
+	int (*lock_acquire)(rbd_image_t, int);
+	int (*lock_release)(rbd_image_t);
+	int (*is_lock_owner)(rbd_image_t, int *);
+	int (*flush)(rbd_image_t);
+	int (*aio_create)(void *, rbd_callback_t, rbd_completion_t *);
+	int (*aio_discard)(rbd_image_t, uint64_t, uint64_t, rbd_completion_t);
+	int (*aio_wait)(rbd_completion_t);
+	ssize_t (*aio_return)(rbd_completion_t);
+	void (*aio_release)(rbd_completion_t);
+	int (*aio_read)(rbd_image_t, uint64_t, size_t, char *,
+			rbd_completion_t);
+	int (*aio_write_zeroes)(rbd_image_t, uint64_t, size_t,
+				rbd_completion_t, int, int);
 	int (*watchers_list)(rbd_image_t, rbd_image_watcher_t *, size_t *);
 	void (*watchers_list_cleanup)(rbd_image_watcher_t *, size_t);
 	ssize_t (*list_lockers)(rbd_image_t, int *, char *, size_t *, char *,
@@ -107,6 +128,19 @@ static void load(void)
 	      SYM(rados, ioctx_destroy, "rados_ioctx_destroy") &&
 	      SYM(rbd, open_read_only, "rbd_open_read_only") &&
 	      SYM(rbd, close, "rbd_close") &&
+	      SYM(rbd, open, "rbd_open") &&
+	      SYM(rbd, read, "rbd_read") &&
+	      SYM(rbd, get_features, "rbd_get_features") &&
+	      SYM(rbd, lock_acquire, "rbd_lock_acquire") &&
+	      SYM(rbd, lock_release, "rbd_lock_release") &&
+	      SYM(rbd, is_lock_owner, "rbd_is_exclusive_lock_owner") &&
+	      SYM(rbd, flush, "rbd_flush") &&
+	      SYM(rbd, aio_create, "rbd_aio_create_completion") &&
+	      SYM(rbd, aio_discard, "rbd_aio_discard") &&
+	      SYM(rbd, aio_wait, "rbd_aio_wait_for_complete") &&
+	      SYM(rbd, aio_return, "rbd_aio_get_return_value") &&
+	      SYM(rbd, aio_release, "rbd_aio_release") &&
+	      SYM(rbd, aio_read, "rbd_aio_read") &&
 	      SYM(rbd, watchers_list, "rbd_watchers_list") &&
 	      SYM(rbd, watchers_list_cleanup, "rbd_watchers_list_cleanup") &&
 	      SYM(rbd, list_lockers, "rbd_list_lockers") &&
@@ -120,6 +154,8 @@ static void load(void)
 	      SYM(rbd, diff_iterate2, "rbd_diff_iterate2")))
 		load_error = "librbd.so.1 lacks a function e2trim needs "
 			     "(Ceph 13 or later)";
+	/* Ceph 15 and later; without it --zeroout is refused on RBD */
+	*(void **)&fn.aio_write_zeroes = dlsym(rbd, "rbd_aio_write_zeroes");
 }
 
 /*
@@ -136,7 +172,10 @@ static errcode_t ceph_err(int rc)
 struct rbd_dl {
 	rados_t cluster;
 	rados_ioctx_t io;
-	rbd_image_t image;
+	rbd_image_t image;		/* opened for a question, then closed */
+	rados_ioctx_t wio;		/* the image read and trimmed (rbd_dl_io_*) */
+	rbd_image_t wimage;
+	unsigned int locked : 1;	/* rbd_lock_acquire() took it */
 };
 
 errcode_t rbd_dl_connect(const char *conf, const char *id,
@@ -181,13 +220,17 @@ errcode_t rbd_dl_connect(const char *conf, const char *id,
 	return 0;
 }
 
-/* POOL[/NAMESPACE]/IMAGE[@SNAP], taken apart in @buf */
-errcode_t rbd_dl_open(struct rbd_dl *d, const char *name)
+/*
+ * POOL[/NAMESPACE]/IMAGE[@SNAP], taken apart in @buf, opened into
+ * *@io and *@image (both NULL on failure), @read_only or not.
+ */
+static errcode_t open_named(struct rbd_dl *d, const char *name, int read_only,
+			    rados_ioctx_t *io, rbd_image_t *image)
 {
 	char buf[512], *pool = buf, *ns = NULL, *img, *snap, *p;
 	int rc;
 
-	rbd_dl_close_image(d);
+	*io = *image = NULL;
 	if (snprintf(buf, sizeof(buf), "%s", name) >= (int)sizeof(buf))
 		return ENAMETOOLONG;
 	snap = strchr(buf, '@');
@@ -203,19 +246,28 @@ errcode_t rbd_dl_open(struct rbd_dl *d, const char *name)
 		ns = img;
 		img = p;
 	}
-	rc = fn.ioctx_create(d->cluster, pool, &d->io);
+	rc = fn.ioctx_create(d->cluster, pool, io);
 	if (rc) {
-		d->io = NULL;
+		*io = NULL;
 		return ceph_err(rc);
 	}
 	if (ns)
-		fn.ioctx_set_namespace(d->io, ns);
-	rc = fn.open_read_only(d->io, img, &d->image, snap);
+		fn.ioctx_set_namespace(*io, ns);
+	rc = read_only ? fn.open_read_only(*io, img, image, snap) :
+			 fn.open(*io, img, image, snap);
 	if (rc) {
-		d->image = NULL;
+		*image = NULL;
+		fn.ioctx_destroy(*io);
+		*io = NULL;
 		return ceph_err(rc);
 	}
 	return 0;
+}
+
+errcode_t rbd_dl_open(struct rbd_dl *d, const char *name)
+{
+	rbd_dl_close_image(d);
+	return open_named(d, name, 1, &d->io, &d->image);
 }
 
 static void append(char *who, size_t len, const char *addr)
@@ -385,6 +437,147 @@ errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 	return rc ? ceph_err(rc) : 0;
 }
 
+/* ---- the image read and trimmed (see rbd_dl.h) ---- */
+
+errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only)
+{
+	rbd_dl_io_close(d);
+	return open_named(d, name, read_only, &d->wio, &d->wimage);
+}
+
+errcode_t rbd_dl_io_lock(struct rbd_dl *d)
+{
+	uint64_t features = 0;
+	int rc = fn.get_features(d->wimage, &features);
+
+	if (rc)
+		return ceph_err(rc);
+	if (!(features & RBD_FEATURE_EXCLUSIVE_LOCK))
+		return EOPNOTSUPP;
+	rc = fn.lock_acquire(d->wimage, RBD_LOCK_MODE_EXCLUSIVE);
+	if (rc)
+		return ceph_err(rc);
+	d->locked = 1;
+	return 0;
+}
+
+int rbd_dl_io_owns_lock(struct rbd_dl *d)
+{
+	int owner = 0;
+
+	return d->locked && !fn.is_lock_owner(d->wimage, &owner) && owner;
+}
+
+errcode_t rbd_dl_io_size(struct rbd_dl *d, uint64_t *size)
+{
+	int rc = fn.get_size(d->wimage, size);
+
+	return rc ? ceph_err(rc) : 0;
+}
+
+errcode_t rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = fn.read(d->wimage, off, len, buf);
+		if (n < 0)
+			return ceph_err((int)n);
+		if (n == 0)
+			return EIO;	/* past the end: the caller bounds it */
+		buf = (char *)buf + n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A completion, or ENOMEM / librbd's code. */
+static errcode_t new_completion(void **comp)
+{
+	int rc = fn.aio_create(NULL, NULL, comp);
+
+	return rc ? ceph_err(rc) : 0;
+}
+
+errcode_t rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
+			     uint64_t off, void **comp)
+{
+	errcode_t err = new_completion(comp);
+	int rc;
+
+	if (err)
+		return err;
+	rc = fn.aio_read(d->wimage, off, len, buf, *comp);
+	if (rc) {
+		fn.aio_release(*comp);
+		*comp = NULL;
+		return ceph_err(rc);
+	}
+	return 0;
+}
+
+errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
+			    int zero, void **comp)
+{
+	errcode_t err;
+	int rc;
+
+	if (zero && !fn.aio_write_zeroes)
+		return EOPNOTSUPP;
+	err = new_completion(comp);
+	if (err)
+		return err;
+	rc = zero ? fn.aio_write_zeroes(d->wimage, off, len, *comp, 0, 0) :
+		    fn.aio_discard(d->wimage, off, len, *comp);
+	if (rc) {
+		fn.aio_release(*comp);
+		*comp = NULL;
+		return ceph_err(rc);
+	}
+	return 0;
+}
+
+int rbd_dl_io_can_zero(void)
+{
+	return fn.aio_write_zeroes != NULL;
+}
+
+errcode_t rbd_dl_io_wait(void *comp)
+{
+	ssize_t rc;
+
+	fn.aio_wait(comp);
+	rc = fn.aio_return(comp);
+	fn.aio_release(comp);
+	return rc < 0 ? ceph_err((int)rc) : 0;
+}
+
+errcode_t rbd_dl_io_flush(struct rbd_dl *d)
+{
+	int rc = fn.flush(d->wimage);
+
+	return rc ? ceph_err(rc) : 0;
+}
+
+/*
+ * The lock released before the image is closed: rbd_close() would
+ * release it too, but a failed release is then not seen; either way
+ * nothing of ours is left held.
+ */
+void rbd_dl_io_close(struct rbd_dl *d)
+{
+	if (d->wimage && d->locked)
+		fn.lock_release(d->wimage);
+	d->locked = 0;
+	if (d->wimage)
+		fn.close(d->wimage);
+	d->wimage = NULL;
+	if (d->wio)
+		fn.ioctx_destroy(d->wio);
+	d->wio = NULL;
+}
+
 void rbd_dl_close_image(struct rbd_dl *d)
 {
 	if (d->image)
@@ -399,6 +592,7 @@ void rbd_dl_disconnect(struct rbd_dl *d)
 {
 	if (!d)
 		return;
+	rbd_dl_io_close(d);
 	rbd_dl_close_image(d);
 	fn.shutdown(d->cluster);
 	free(d);

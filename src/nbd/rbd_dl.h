@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rbd_dl.h - librbd and librados, loaded on first use, for what e2trim
- *            asks of an RBD image besides its bytes
+ * rbd_dl.h - librbd and librados, loaded on first use: what e2trim asks
+ *            of an RBD image, and its bytes (read and trimmed)
  *
  * The rbd command costs ~0.15 s a question (start-up and reaching the
  * cluster); one connection in the process answers each in milliseconds.
  * No header of Ceph's is needed (Debian ships librbd1 without them): the
  * few functions and structs used are declared in rbd_dl.c.  When the
- * libraries cannot be loaded, image_rbd.c asks the rbd command.
+ * libraries cannot be loaded, an RBD image is refused (open_rbd.c); the
+ * rbd command answers only what librbd could not tell (image_rbd.c).
  */
 #ifndef E2TRIM_RBD_DL_H
 #define E2TRIM_RBD_DL_H
@@ -63,6 +64,50 @@ errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len);
 errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
 			 void *arg);
+
+/*
+ * The image e2trim reads and trims, open beside the questions' (which
+ * come and go) until rbd_dl_io_close(): POOL[/NAMESPACE]/IMAGE[@SNAP],
+ * @read_only (rbd_open_read_only: no watch, nothing written, not even
+ * the object map) or read-write.  0 or an errno value, librbd's.
+ */
+errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only);
+
+/*
+ * librbd's exclusive lock taken in the mode that is not handed over on
+ * request (RBD_LOCK_MODE_EXCLUSIVE): any other client's write fails or
+ * waits until it is released.  EOPNOTSUPP: the image lacks the
+ * exclusive-lock feature; else 0 or librbd's errno value.
+ */
+errcode_t rbd_dl_io_lock(struct rbd_dl *d);
+
+/* Is the lock rbd_dl_io_lock() took still ours?  1 or 0. */
+int rbd_dl_io_owns_lock(struct rbd_dl *d);
+
+/* Its size now (librbd refreshes it when the header changes). */
+errcode_t rbd_dl_io_size(struct rbd_dl *d, uint64_t *size);
+
+/* @len bytes at @off, all of them; 0 or librbd's errno value. */
+errcode_t rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len,
+			 uint64_t off);
+
+/*
+ * Start reading @len bytes at @off into @buf, or discarding (@zero:
+ * writing zeroes over) them: *@comp is waited for with rbd_dl_io_wait(),
+ * which releases it and says how it went.  0 or an errno value;
+ * EOPNOTSUPP for @zero where librbd cannot (before Ceph 15).
+ */
+errcode_t rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
+			     uint64_t off, void **comp);
+errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
+			    int zero, void **comp);
+int rbd_dl_io_can_zero(void);
+errcode_t rbd_dl_io_wait(void *comp);
+
+errcode_t rbd_dl_io_flush(struct rbd_dl *d);
+
+/* The lock released, the image closed; nothing open is fine. */
+void rbd_dl_io_close(struct rbd_dl *d);
 
 void rbd_dl_close_image(struct rbd_dl *d);
 void rbd_dl_disconnect(struct rbd_dl *d);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <et/com_err.h>
 
 #define MAX_OPTS 16
 
@@ -26,6 +27,8 @@ struct rbd_spec {
 	size_t ndata;
 	struct rbd_dl *dl;		/* librbd's connection, once made */
 	unsigned int dl_tried : 1;
+	errcode_t dl_err;		/* why it could not be made, and words */
+	char dl_why[256];
 };
 
 #endif /* E2TRIM_RBD_INT_H */

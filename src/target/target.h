@@ -19,6 +19,7 @@
 #include "target_core.h"
 #include "target_file.h"
 #include "target_nbd.h"
+#include "target_rbd.h"
 #include "target_zero.h"
 
 /*

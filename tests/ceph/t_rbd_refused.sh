@@ -2,7 +2,7 @@
 # An RBD image in use is refused and left as it was: a watcher (another
 # qemu-nbd has it open, as a VM would), a lock another client holds, and
 # a watcher that comes while e2trim verifies (the check before the first
-# discard).  A snapshot: -n reads it, a trim is refused (3).
+# discard; e2trim holds the exclusive lock, so it cannot write).  A snapshot: -n reads it, a trim is refused (3).
 . "$(dirname "$0")/ceph_lib.sh"
 IMG=rbd/busy
 SPEC="rbd:$IMG:conf=$C"
@@ -71,9 +71,10 @@ unchanged "a locker's refusal"
 note "a lock ($locker) refused and left in place, image unchanged"
 
 # 3. a watcher that comes while e2trim verifies: the check before the
-# first discard refuses (held at its first verifying report: no timing)
+# first discard refuses, JSON status "refused" (held at its first
+# verifying report: no timing)
 pause_arm verifying
-"$E2TRIM" "$SPEC" >"$OUT" 2>"$ERR" &
+"$E2TRIM" --json "$SPEC" >"$OUT" 2>"$ERR" &
 run=$!
 unset E2TRIM_TEST_PAUSE
 pause_wait
@@ -85,6 +86,12 @@ pause_disarm
 cat "$ERR"
 assert_rc 26 "a watcher that came during verification"
 assert_grep "another client opened the RBD image" "$ERR" "the late watcher"
+# a refusal at the check before the first discard is one as at open
+python3 - "$OUT" <<'PY' || fail "the late watcher's JSON status"
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+assert t["status"] == "refused", t["status"]
+PY
 stop_holder
 unchanged "a late watcher's refusal"
 note "a watcher that came during verification refused, image unchanged"

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rbd_io.c - a Ceph RBD image read and trimmed through librbd in the
+ *            process, and libext2fs reading through it
+ *
+ * librbd's exclusive lock is cooperative by default: a client that
+ * wants to write asks the owner, and the owner hands it over.  So a VM
+ * starting beside a trim would get it, write new files, and lose them to
+ * the next discard of a plan made before they existed.  rbd_lock_acquire
+ * in RBD_LOCK_MODE_EXCLUSIVE keeps it instead: while e2trim holds it,
+ * any other client's write (a VM, qemu-io, rbd import, a resize) fails
+ * or waits until e2trim has closed the image.  It is taken before the
+ * first read of a real run and released at close, on every path; if the
+ * process dies hard, the lock dies with its watch and the next client
+ * that asks breaks it.
+ *
+ * A dry run opens the image read-only (rbd_open_read_only): no watch,
+ * no lock, no object map opened for writing, nothing of the image's
+ * objects changed.
+ *
+ * As nbd_io.c does for a connection, the io manager is opened by name
+ * ("rbd-io:0x...") and the handle carries a magic number: nothing global.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_rbd.h"
+#include "rbd_dl.h"
+#include "rbd_io.h"
+
+#define IO_PREFIX "rbd-io:"
+#define IO_MAGIC 0x72626469u		/* "rbdi" */
+
+/* librbd takes any length; bounded so that one read is not all memory */
+#define READ_MAX (32U << 20)
+
+struct rbd_io {
+	unsigned int magic;
+	struct rbd_dl *d;	/* the spec's connection: not ours to close */
+	uint64_t size_bytes;	/* at open: rbd_io_recheck() compares */
+	char name[40];
+	unsigned int read_only : 1,
+		     locked : 1;
+};
+
+/* "<component>: <what>: <strerror>" into @why */
+static enum rbd_io_fail io_fail(errcode_t err, char *why, size_t len,
+				const char *what, const char *name)
+{
+	snprintf(why, len, "librbd: %s %s: %s", what, name,
+		 strerror((int)err));
+	return RBD_IO_FAILED;
+}
+
+enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
+			     struct rbd_io **out, char *why, size_t len)
+{
+	struct rbd_io *io;
+	struct rbd_dl *d;
+	errcode_t err;
+
+	*out = NULL;
+	err = rbd_spec_connect(s, &d, why, len);
+	if (err == ELIBACC)
+		return RBD_IO_NO_LIBRBD;
+	if (err == ENOMEM)
+		return RBD_IO_NO_MEMORY;
+	if (err)
+		return RBD_IO_FAILED;	/* "librados: ..." in @why */
+	io = calloc(1, sizeof(*io));
+	if (!io)
+		return RBD_IO_NO_MEMORY;
+	err = rbd_dl_io_open(d, rbd_spec_name(s), read_only);
+	if (!err)
+		err = rbd_dl_io_size(d, &io->size_bytes);
+	if (err) {
+		rbd_dl_io_close(d);
+		free(io);
+		return io_fail(err, why, len, "cannot open", rbd_spec_name(s));
+	}
+	io->magic = IO_MAGIC;
+	io->d = d;
+	io->read_only = !!read_only;
+	snprintf(io->name, sizeof(io->name), IO_PREFIX "%p", (void *)io);
+	*out = io;
+	return RBD_IO_OK;
+}
+
+enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
+{
+	errcode_t err = rbd_dl_io_lock(io->d);
+
+	if (err == EOPNOTSUPP)
+		return RBD_IO_NO_LOCK_FEATURE;
+	/* the owner keeps it (another e2trim, a client in the same mode) */
+	if (err == EROFS || err == EBUSY) {
+		snprintf(why, len, "librbd: another client holds the image's "
+			 "exclusive lock and keeps it (%s)", strerror((int)err));
+		return RBD_IO_LOCK_HELD;
+	}
+	if (err) {
+		snprintf(why, len, "librbd: cannot take the image's exclusive "
+			 "lock: %s", strerror((int)err));
+		return RBD_IO_FAILED;
+	}
+	io->locked = 1;
+	return RBD_IO_OK;
+}
+
+errcode_t rbd_io_recheck(struct rbd_io *io)
+{
+	uint64_t size;
+	errcode_t err;
+
+	if (io->locked && !rbd_dl_io_owns_lock(io->d))
+		return ENOLCK;
+	err = rbd_dl_io_size(io->d, &size);
+	if (err)
+		return err;
+	return size == io->size_bytes ? 0 : ERANGE;
+}
+
+uint64_t rbd_io_size(const struct rbd_io *io)
+{
+	return io->size_bytes;
+}
+
+const char *rbd_io_name(const struct rbd_io *io)
+{
+	return io->name;
+}
+
+errcode_t rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off)
+{
+	size_t n;
+	errcode_t err;
+
+	while (len) {
+		n = len < READ_MAX ? len : READ_MAX;
+		err = rbd_dl_io_read(io->d, buf, n, off);
+		if (err)
+			return err;
+		buf = (char *)buf + n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+errcode_t rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
+			       int zero, void **comp)
+{
+	return rbd_dl_io_discard(io->d, off, len, zero, comp);
+}
+
+errcode_t rbd_io_wait(void *comp)
+{
+	return rbd_dl_io_wait(comp);
+}
+
+int rbd_io_can_zero(void)
+{
+	return rbd_dl_io_can_zero();
+}
+
+errcode_t rbd_io_flush(struct rbd_io *io)
+{
+	return io->read_only ? 0 : rbd_dl_io_flush(io->d);
+}
+
+void rbd_io_close(struct rbd_io *io)
+{
+	if (!io)
+		return;
+	rbd_dl_io_close(io->d);
+	io->magic = 0;
+	free(io);
+}
+
+/* ---- libext2fs's io manager over the image ---- */
+
+struct io_priv {
+	struct rbd_io *io;
+	uint64_t offset_bytes;	/* "offset=N": where the filesystem starts */
+};
+
+static errcode_t io_open(const char *name, int flags, io_channel *channel)
+{
+	struct rbd_io *io = NULL;
+	struct io_priv *p = NULL;
+	io_channel ch = NULL;
+	errcode_t err;
+
+	(void)flags;
+	if (!name || strncmp(name, IO_PREFIX, strlen(IO_PREFIX)) ||
+	    sscanf(name + strlen(IO_PREFIX), "%p", (void **)&io) != 1 ||
+	    !io || io->magic != IO_MAGIC)
+		return EXT2_ET_BAD_DEVICE_NAME;
+	err = ext2fs_get_memzero(sizeof(*ch), &ch);
+	if (!err)
+		err = ext2fs_get_memzero(sizeof(*p), &p);
+	if (!err)
+		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
+	if (err) {
+		if (ch)
+			ext2fs_free_mem(&ch->name);
+		ext2fs_free_mem(&ch);
+		ext2fs_free_mem(&p);
+		return err;
+	}
+	strcpy(ch->name, name);
+	p->io = io;
+	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	ch->manager = rbd_io_manager;
+	ch->block_size = 1024;
+	ch->refcount = 1;
+	ch->private_data = p;
+	*channel = ch;
+	return 0;
+}
+
+static errcode_t io_close(io_channel ch)
+{
+	if (--ch->refcount > 0)
+		return 0;
+	ext2fs_free_mem(&ch->private_data);
+	ext2fs_free_mem(&ch->name);
+	ext2fs_free_mem(&ch);
+	return 0;
+}
+
+static errcode_t io_set_blksize(io_channel ch, int blksize)
+{
+	ch->block_size = blksize;
+	return 0;
+}
+
+/* A negative @count means -count bytes (the superblock is read so). */
+static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
+			       int count, void *buf)
+{
+	struct io_priv *p = ch->private_data;
+	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
+				    (uint64_t)count * ch->block_size;
+	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
+	uint64_t end = p->io->size_bytes;
+	errcode_t rc;
+
+	have = off >= end ? 0 : (end - off < size ? end - off : size);
+	rc = have ? rbd_io_pread(p->io, buf, have, off) : 0;
+	if (rc)
+		return rc;
+	if (have < size) {
+		/* as unix_io: what lies past the end reads as zeroes */
+		memset((char *)buf + have, 0, size - have);
+		return EXT2_ET_SHORT_READ;
+	}
+	return 0;
+}
+
+static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
+			     void *buf)
+{
+	return io_read_blk64(ch, blk, count, buf);
+}
+
+/* e2trim writes no metadata: a write is a bug, refused. */
+static errcode_t io_write_blk64(io_channel ch, unsigned long long blk,
+				int count, const void *buf)
+{
+	(void)ch; (void)blk; (void)count; (void)buf;
+	return EXT2_ET_OP_NOT_SUPPORTED;
+}
+
+static errcode_t io_write_blk(io_channel ch, unsigned long blk, int count,
+			      const void *buf)
+{
+	return io_write_blk64(ch, blk, count, buf);
+}
+
+static errcode_t io_write_byte(io_channel ch, unsigned long off, int count,
+			       const void *buf)
+{
+	(void)ch; (void)off; (void)count; (void)buf;
+	return EXT2_ET_OP_NOT_SUPPORTED;
+}
+
+static errcode_t io_flush(io_channel ch)
+{
+	(void)ch;
+	return 0;
+}
+
+static errcode_t io_set_option(io_channel ch, const char *option,
+			       const char *arg)
+{
+	struct io_priv *p = ch->private_data;
+	unsigned long long v;
+	char *end;
+
+	if (strcmp(option, "offset") || !arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	p->offset_bytes = v;
+	return 0;
+}
+
+static struct struct_io_manager rbd_io_struct = {
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,
+	.name = "e2trim RBD I/O Manager",
+	.open = io_open,
+	.close = io_close,
+	.set_blksize = io_set_blksize,
+	.read_blk = io_read_blk,
+	.write_blk = io_write_blk,
+	.flush = io_flush,
+	.write_byte = io_write_byte,
+	.set_option = io_set_option,
+	.read_blk64 = io_read_blk64,
+	.write_blk64 = io_write_blk64,
+};
+
+io_manager rbd_io_manager = &rbd_io_struct;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rbd_io.h - a filesystem inside a Ceph RBD image, read and trimmed
+ *            through librbd in the process (rbd_io.c)
+ *
+ * No server stands between e2trim and the image: libext2fs reads through
+ * rbd_io_manager, the discards go through target_rbd.c, and a real run
+ * holds librbd's exclusive lock, not handed over on request, from before
+ * the first read to after the last discard.
+ */
+#ifndef E2TRIM_RBD_IO_H
+#define E2TRIM_RBD_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+struct rbd_spec;
+struct rbd_io;
+
+/* Why rbd_io_open() or rbd_io_lock() failed, for the caller's code. */
+enum rbd_io_fail {
+	RBD_IO_OK = 0,
+	RBD_IO_NO_MEMORY,
+	RBD_IO_NO_LIBRBD,	/* librbd.so.1 / librados.so.2 cannot be loaded */
+	RBD_IO_FAILED,		/* librados or librbd said no (words in why) */
+	RBD_IO_NO_LOCK_FEATURE,	/* the image lacks exclusive-lock */
+	RBD_IO_LOCK_HELD,	/* another client holds the lock and keeps it */
+};
+
+/*
+ * Open the image @s names through its librbd connection: @read_only
+ * (a dry run: nothing is written, no watch, no lock) or read-write.
+ * On failure @why says which component said what.
+ */
+enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
+			     struct rbd_io **out, char *why, size_t len);
+
+/* Take the exclusive lock (read-write only); on failure words in @why. */
+enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len);
+
+/*
+ * Still ours, as it was: the lock held (when taken) and the size what
+ * it was at open.  0, or ENOLCK (the lock was lost: broken by someone,
+ * or we were blocklisted) or ERANGE (the size changed).
+ */
+errcode_t rbd_io_recheck(struct rbd_io *io);
+
+uint64_t rbd_io_size(const struct rbd_io *io);
+
+/* "rbd-io:<address>": what ext2fs_open2() gives rbd_io_manager's open. */
+const char *rbd_io_name(const struct rbd_io *io);
+
+/* Read @len bytes at @off; 0 or an errno value. */
+errcode_t rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off);
+
+/*
+ * Start a discard (@zero: write zeroes) of @len bytes at @off; *@comp
+ * for rbd_io_wait(), which says how it went.  0 or an errno value.
+ */
+errcode_t rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
+			       int zero, void **comp);
+errcode_t rbd_io_wait(void *comp);
+int rbd_io_can_zero(void);
+errcode_t rbd_io_flush(struct rbd_io *io);
+
+/* Release the lock, close the image.  NULL is fine. */
+void rbd_io_close(struct rbd_io *io);
+
+/*
+ * libext2fs's view of the image: open it with rbd_io_name(), "offset=N"
+ * as an io option for a partition.  Reads only: every write fails.
+ */
+extern io_manager rbd_io_manager;
+
+#endif /* E2TRIM_RBD_IO_H */
