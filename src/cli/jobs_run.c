@@ -81,6 +81,7 @@ static void *worker(void *arg)
 		r->running = 1;
 		/* counted, not assumed: the tests check it never exceeds 1 */
 		test_note_disk_jobs(running_on_disk(s->l, r));
+		test_disk_job(r->path, 1);
 		pthread_mutex_unlock(&s->lock);
 
 		out_buf_use(r->buf);
@@ -89,6 +90,7 @@ static void *worker(void *arg)
 		progress_target_done();
 
 		pthread_mutex_lock(&s->lock);
+		test_disk_job(r->path, 0);
 		r->running = 0;
 		r->done = 1;
 		pthread_cond_broadcast(&s->changed);

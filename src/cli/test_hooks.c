@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "test_hooks.h"
 
@@ -131,6 +133,57 @@ void test_note_disk_jobs(unsigned int running_on_disk)
 {
 	if (running_on_disk > most_disk_jobs)
 		most_disk_jobs = running_on_disk;
+}
+
+/* The whole disk under block device @path, 0 if it is none. */
+static dev_t whole_disk_of(const char *path)
+{
+	unsigned int maj, min;
+	char p[96];
+	struct stat st;
+	FILE *f;
+	int n = 0;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/partition",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (access(p, F_OK))
+		return st.st_rdev;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../dev",
+		 major(st.st_rdev), minor(st.st_rdev));
+	f = fopen(p, "r");
+	if (f) {
+		n = fscanf(f, "%u:%u", &maj, &min);
+		fclose(f);
+	}
+	return n == 2 ? makedev(maj, min) : st.st_rdev;
+}
+
+#define DISK_JOBS_MAX 64
+static dev_t running_disks[DISK_JOBS_MAX];
+
+void test_disk_job(const char *path, int start)
+{
+	dev_t d;
+	unsigned int i, n = 0;
+
+	if (!getenv("E2TRIM_TEST_DISK_JOBS"))
+		return;
+	d = whole_disk_of(path);
+	if (!d)
+		return;
+	for (i = 0; i < DISK_JOBS_MAX; i++) {
+		if (start && !running_disks[i]) {
+			running_disks[i] = d;
+			start = 0;
+		} else if (!start && running_disks[i] == d) {
+			running_disks[i] = 0;
+			return;
+		}
+		n += running_disks[i] == d;
+	}
+	test_note_disk_jobs(n);
 }
 
 void test_report_disk_jobs(void)

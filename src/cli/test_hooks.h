@@ -27,6 +27,14 @@ void test_pause_at(const char *stage_name, const char *device,
 /* Jobs now running on one disk (jobs_run.c, under its lock). */
 void test_note_disk_jobs(unsigned int running_on_disk);
 
+/*
+ * A job on block device @path starts (@start 1) or ends (0), under
+ * jobs_run.c's lock: its disk is found here again from sysfs, not taken
+ * from job_list.c's key, so that a wrong key cannot hide two partitions
+ * of one disk running at once.
+ */
+void test_disk_job(const char *path, int start);
+
 /* With E2TRIM_TEST_DISK_JOBS set: the largest such number, on stderr. */
 void test_report_disk_jobs(void);
 
