@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# kinds/vm_lib.sh - oracles of the qcow2 kinds, read by qemu-img alone.
+
+# qcow2_left IMG FREE: bytes qemu-img map calls data of IMG's own layer
+# (depth 0) inside FREE's extents
+qcow2_left() {
+	qemu-img map --output=json "$1" | python3 -c 'import json, sys
+m = json.load(sys.stdin)
+own = [(e["start"], e["start"] + e["length"]) for e in m
+       if e.get("data") and e.get("depth", 0) == 0 and not e.get("zero")]
+n = 0
+for line in open(sys.argv[1]):
+    a, l = map(int, line.split()); b = a + l
+    for s, e in own:
+        lo, hi = max(a, s), min(b, e)
+        if hi > lo: n += hi - lo
+print(n)' "$2"
+}
+
+# own_data IMG FMT RAW: write 0x5a through qemu-io over every free extent
+# of the filesystem in RAW into IMG's own layer (a guest that wrote and
+# deleted), so that a trim has something of that layer to free
+own_data() {
+	local img=$1 fmt=$2 cmds=() s l
+	while read -r s l; do cmds+=(-c "write -q -P 0x5a $s $l"); done \
+		< <(oracle_extents "$3")
+	qemu-io -f "$fmt" "${cmds[@]}" "$img" >/dev/null || fail "qemu-io: own data"
+}
+
+# victim RAW NAME: a copy of RAW owned by someone else (uid 65534): the
+# file a hostile header names
+victim() {
+	cp --sparse=always "$1" "$T/$2"
+	chown 65534:65534 "$T/$2"
+	echo "$T/$2"
+}
