@@ -220,6 +220,8 @@ PY
 # The filesystems every case starts from: made once by run.sh.
 #   $CX_FIX/fs.raw      32 MiB ext4, 8 groups (-g 1024), aged: 30 files,
 #                       free space written with 0x5a
+#   $CX_FIX/fs.files    fs_files of fs.raw
+#   $CX_FIX/patch       make_patch of fs.raw: a writer's new files
 #   $CX_FIX/mmp.raw     the same with MMP (tune2fs -O mmp)
 #   $CX_FIX/stale.raw   a 64 MiB disk: an old whole-disk ext4 at byte 0,
 #                       then a GPT with partition 1 at 1 MiB holding a new
@@ -240,7 +242,9 @@ pause_at() {
 	rm -f "$PAUSE.pid" "$PAUSE.rc"
 	(
 		RC=0
-		"$E2TRIM" "$@" "${KARGS[@]}" >"$T/out" 2>"$T/err" &
+		# a command started with & ignores SIGINT (bash): as from a
+		# terminal, e2trim starts with the default action instead
+		env --default-signal=INT,TERM "$E2TRIM" "$@" "${KARGS[@]}" >"$T/out" 2>"$T/err" &
 		echo "$!" >"$PAUSE.pid"
 		wait "$!" || RC=$?
 		echo "$RC" >"$PAUSE.rc"

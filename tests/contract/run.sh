@@ -54,11 +54,13 @@ missing_for() {
 
 # the fixtures every case copies (tests/contract/lib.sh lists them)
 make_fixtures() {
-	T=$CX_FIX/mk bash -c '
-		. "$0/../lib.sh"
+	T=$CX_FIX/mk CX_FIX=$CX_FIX bash -c '
+		. "$0/lib.sh"
 		mkfs "$CX_FIX/fs.raw" 32M -t ext4 -g 1024
 		age "$CX_FIX/fs.raw" 33
 		e2fsck -fn "$CX_FIX/fs.raw" >/dev/null 2>&1 || fail "e2fsck fs.raw"
+		fs_files "$CX_FIX/fs.raw" >"$CX_FIX/fs.files"
+		make_patch "$CX_FIX/fs.raw" "$CX_FIX/patch"
 		cp --sparse=always "$CX_FIX/fs.raw" "$CX_FIX/mmp.raw"
 		tune2fs -O mmp -E mmp_update_interval=1 "$CX_FIX/mmp.raw" >/dev/null 2>&1 || fail "tune2fs mmp"
 		# the old whole-disk filesystem, then the table and the new one

@@ -34,3 +34,4 @@ kind_alloc() { alloc_bytes "$IMG"; }
 # a block device keeps no map e2trim could ask: every run discards all
 kind_left() { echo -; }
 kind_held() { locks_on "$IMG" "$DEV"; servers_of; }
+kind_teardown_target() { losetup -d "$DEV"; }

@@ -21,3 +21,4 @@ kind_state() { file_state "$IMG"; losetup -n -O NAME,SIZELIMIT,OFFSET,RO "$DEV";
 kind_alloc() { alloc_bytes "$IMG"; }
 kind_left() { echo -; }
 kind_held() { locks_on "$IMG" "$DEV"; servers_of; }
+kind_teardown_target() { losetup -d "$DEV"; }

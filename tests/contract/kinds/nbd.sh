@@ -36,3 +36,9 @@ kind_state() { file_state "$IMG"; }
 kind_alloc() { alloc_bytes "$IMG"; }
 kind_left() { data_in "$IMG" 0 "$1"; }
 kind_held() { locks_on "$IMG"; servers_of; }
+# the server goes (and with it its hold on the file) before another starts
+kind_teardown_target() {
+	kill "${PIDS[-1]}" 2>/dev/null
+	wait "${PIDS[-1]}" 2>/dev/null
+	unset 'PIDS[-1]'
+}
