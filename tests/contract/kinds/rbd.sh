@@ -14,7 +14,7 @@ kind_make() {
 		fail "rbd resize"
 	KARGS=("$(spec "$NAME")")
 }
-kind_copy() { r export --no-progress "$POOL/$NAME" "$1" >/dev/null 2>&1 || fail "rbd export"; }
+kind_copy() { rm -f "$1"; r export --no-progress "$POOL/$NAME" "$1" >/dev/null 2>&1 || fail "rbd export"; }
 kind_write() { qemu_io_patch "$1" 0 raw "$(spec "$NAME")"; }
 kind_state() { rbd_state "$NAME"; }
 kind_alloc() { rbd_du "$NAME"; }

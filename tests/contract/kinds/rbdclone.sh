@@ -26,7 +26,7 @@ kind_make() {
 	clone_of "$1" "$NAME" "${2:-}"
 	KARGS=("$(spec "$NAME")")
 }
-kind_copy() { r export --no-progress "$POOL/$NAME" "$1" >/dev/null 2>&1 || fail "rbd export"; }
+kind_copy() { rm -f "$1"; r export --no-progress "$POOL/$NAME" "$1" >/dev/null 2>&1 || fail "rbd export"; }
 kind_write() { qemu_io_patch "$1" 0 raw "$(spec "$NAME")"; }
 kind_state() { rbd_state "$NAME"; rbd_state "$NAME-p"; }
 kind_alloc() { rbd_du "$NAME"; }
