@@ -11,16 +11,33 @@
 # lists), one file each; the scenarios scenarios/SCENARIO.sh.  A kind
 # added later is a new file here, and must pass every scenario.
 # CONTRACT_KINDS / CONTRACT_SCENARIOS: space-separated subsets (or the
-# kinds as arguments).  The RBD kinds need the Ceph cluster of
+# kinds as arguments); CONTRACT_KINDS=local: the kinds that need no Ceph,
+# =ceph: those that do (a kind says "# kind-needs: ceph").  The RBD kinds need the Ceph cluster of
 # tests/ceph/: with CEPH_CONF set (tests/ceph/run.sh) they use that one,
 # otherwise run.sh starts its own (cluster.sh) and stops it at the end.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${E2TRIM:?E2TRIM must name the e2trim binary}"
 export E2TRIM PATH=/usr/sbin:/usr/bin:/sbin:/bin
-ALL_KINDS="file loop offset part loopoff qcow2 overlay nbd rbd rbdclone"
 SCENARIOS=${CONTRACT_SCENARIOS:-"writer bigger stale names unchanged second signals"}
-kinds=${*:-${CONTRACT_KINDS:-$ALL_KINDS}}
+# every kinds/KIND.sh (not the *_lib.sh they share); "local": those
+# without "# kind-needs: ceph", "ceph": those with
+kinds_of() {
+	local f k
+	for f in "$here"/kinds/*.sh; do
+		k=$(basename "$f" .sh)
+		case $k in *_lib) continue ;; esac
+		if grep -q '^# kind-needs: ceph' "$f"; then
+			[ "$1" = local ] || echo "$k"
+		else
+			[ "$1" = ceph ] || echo "$k"
+		fi
+	done
+}
+kinds=${*:-${CONTRACT_KINDS:-all}}
+case $kinds in
+all | local | ceph) kinds=$(kinds_of "$kinds") ;;
+esac
 
 pass=0 failed=0 skipped=0 nas=0
 CX_FIX=$(mktemp -d /tmp/e2trim-contract.XXXXXX)
@@ -47,9 +64,9 @@ missing_for() {
 	for p in qemu-img qemu-io qemu-nbd nbdkit sfdisk; do
 		command -v $p >/dev/null || { echo "$p is missing: make deps"; return; }
 	done
-	case $1 in rbd*)
-		[ -n "${CEPH_CONF:-}" ] || echo "no Ceph cluster: ${CEPH_WHY:-make deps-ceph}" ;;
-	esac
+	if grep -q '^# kind-needs: ceph' "$here/kinds/$1.sh"; then
+		[ -n "${CEPH_CONF:-}" ] || echo "no Ceph cluster: ${CEPH_WHY:-make deps-ceph}"
+	fi
 }
 
 # the fixtures every case copies (tests/contract/lib.sh lists them)
@@ -80,7 +97,9 @@ make_fixtures() {
 
 # the Ceph cluster, once, if an RBD kind is asked for and none runs
 need_ceph=
-for k in $kinds; do case $k in rbd*) need_ceph=1 ;; esac; done
+for k in $kinds; do
+	! grep -q '^# kind-needs: ceph' "$here/kinds/$k.sh" || need_ceph=1
+done
 if [ -n "$need_ceph" ] && [ -z "${CEPH_CONF:-}" ]; then
 	if [ "$(id -u)" != 0 ] || ! command -v ceph-mon >/dev/null; then
 		CEPH_WHY="make deps-ceph (root; ceph-mon, ceph-osd, ceph-common)"

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# kind-needs: ceph
 # kind "rbd": a Ceph RBD image, e2trim 'rbd:POOL/IMAGE:conf=FILE'.  Held
 # alone: the watchers/locks check (and librbd's exclusive lock, not handed
 # over, once rbdio lands); its writer is another librbd client (qemu-io

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# kind-needs: ceph
 # kind "rbdclone": a clone of a protected snapshot of an RBD image (as
 # OpenStack and Proxmox make a VM's disk), e2trim 'rbd:POOL/CLONE:...'.
 # The clone holds its own data in the free space (written by a guest,
