@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # CX, E2PID, STAGES: for the kinds and scenarios
 # tests/contract/lib.sh - what every case of the target-contract suite
 # starts with (src/target/README.md, "The target contract").
 #

@@ -71,7 +71,7 @@ missing_for() {
 
 # the fixtures every case copies (tests/contract/lib.sh lists them)
 make_fixtures() {
-	T=$CX_FIX/mk CX_FIX=$CX_FIX bash -c '
+	T=$CX_FIX/mk bash -c '
 		. "$0/lib.sh"
 		mkfs "$CX_FIX/fs.raw" 32M -t ext4 -g 1024
 		age "$CX_FIX/fs.raw" 33

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kinds/disk_lib.sh - the whole-disk image the partition kinds (offset,
 # part, loopoff) make: an MBR, partition 1 at 1 MiB holding the
 # filesystem, partition 2 after it (8 MiB of someone else's bytes, 'b'),

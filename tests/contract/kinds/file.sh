@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "file": a raw image file, e2trim IMAGE.  Held alone: qemu's image
 # locks (OFD) from open to exit; its writer is a VM's qemu (qemu-io).
 KIND_WHOLE=1

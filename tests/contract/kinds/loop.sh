@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "loop": a loop device over an image file, e2trim /dev/loopN.  Held
 # alone: O_EXCL on the device (a mount, mkfs, e2fsck are kept out) and
 # qemu's image locks on the device node; its writer is a mount.

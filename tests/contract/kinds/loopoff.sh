@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "loopoff": a loop device made with losetup -o (partition 1's start)
 # and no size limit over a whole-disk image, e2trim /dev/loopN.  Held
 # alone: O_EXCL on the device; its writer is a mount.  What bounds it is

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "nbd": an NBD URI, nbdkit's file plugin serving a raw image,
 # e2trim 'nbd+unix:///?socket=SOCK'.  The server is the operator's: e2trim
 # cannot hold it; its writer is a second client of that server.

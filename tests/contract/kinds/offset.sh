@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "offset": partition 1 of a whole-disk image named with ?offset=,
 # e2trim 'disk.img?offset=1048576'.  Held alone: qemu's image locks on the
 # disk image; its writer is a VM's qemu on the whole disk.

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "overlay": a qcow2 over a raw backing file, e2trim overlay.qcow2.
 # The overlay holds its own data in the filesystem's free space (written
 # by a guest, then deleted); the backing file is never written.  Held

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "part": partition 1 of a whole-disk image named with -p 1,
 # e2trim -p 1 disk.img.  Held alone: qemu's image locks on the
 # disk image; its writer is a VM's qemu on the whole disk.

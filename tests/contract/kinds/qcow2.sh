@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind "qcow2": a qcow2 image, e2trim vm.qcow2 (e2trim's own qemu-nbd).
 # Held alone: qemu's image lock of that qemu-nbd (read-only, then
 # read-write); its writer is a VM's qemu (qemu-io -f qcow2).

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind-needs: ceph
 # kind "rbd": a Ceph RBD image, e2trim 'rbd:POOL/IMAGE:conf=FILE'.  Held
 # alone: the watchers/locks check (and librbd's exclusive lock, not handed

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kinds/rbd_lib.sh - what the RBD kinds share: the cluster of tests/ceph/
 # (run.sh starts one, or tests/ceph/run.sh's is used), and oracles read
 # by the rbd and rados commands alone.

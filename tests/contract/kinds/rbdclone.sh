@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kind-needs: ceph
 # kind "rbdclone": a clone of a protected snapshot of an RBD image (as
 # OpenStack and Proxmox make a VM's disk), e2trim 'rbd:POOL/CLONE:...'.

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # kinds/vm_lib.sh - oracles of the qcow2 kinds, read by qemu-img alone.
 
 # qcow2_left IMG FREE: bytes qemu-img map calls data of IMG's own layer

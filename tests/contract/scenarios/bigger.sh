@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "bigger" (contract point 2, inside every layer's bounds): the
 # filesystem claims 32 MiB, its container (file, device, partition,
 # virtual disk, export, RBD image) holds 24 MiB of it: a dry run and a

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "names" (contract point 4, names are data): every name the
 # target carries (a qcow2's data file and backing file, an RBD name from
 # `rbd ls`) pointed at someone else's file or device: a dry run and a

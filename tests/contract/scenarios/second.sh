@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "second" (contract point 3, its own layer only, never
 # growing): a trim, then a second one.  The first never grows what the
 # target's own layer allocates; the second sends at most what the first

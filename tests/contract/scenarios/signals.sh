@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "signals" (contract point 6, a stop leaves nothing held):
 # SIGINT and SIGTERM at each pause point, one target.  e2trim exits 130;
 # no lock (qemu's on the files, RBD locks and watchers), no server it

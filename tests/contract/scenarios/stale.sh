@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "stale" (contract point 2): a disk that held a whole-disk ext4
 # and was repartitioned without wiping it (an MBR, partition 1 at 1 MiB
 # holding a live aged ext4, the old superblock still at byte 1024).  The
@@ -15,8 +16,10 @@ scenario_run() {
 	run_kind -v
 	is_refusal "$RC" || { cat "$OUT" "$ERR" >&2; fail "trim: exit $RC, not refused"; }
 	same_state "trim" "$T/state0"
-	grep -q -- "-p" "$ERR" && grep -q wipefs "$ERR" ||
-		{ cat "$ERR" >&2; fail "the refusal names neither -p N nor wipefs"; }
+	if ! grep -q -- "-p" "$ERR" || ! grep -q wipefs "$ERR"; then
+		cat "$ERR" >&2
+		fail "the refusal does not name -p N and wipefs"
+	fi
 	nothing_held "refusal"
 	note "refused with $RC"
 }

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "unchanged" (contract point 5): -n, and a refusal (the
 # filesystem not cleanly unmounted: 13, in a dry run and a trim), leave
 # every byte, allocation, mtime, lock and (RBD) object of the target as

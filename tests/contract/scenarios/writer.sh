@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
 # Scenario "writer" (contract point 1, held alone): at each pause point
 # (before verification, during it, at the first discard, between two
 # batches) the kind's own writer writes three new files into the
