@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/contract/case.sh KIND SCENARIO: one case of the suite (run.sh
 # runs them all).  Exit 0 pass, 77 skip, 78 not applicable (the reason
-# in $T/na), anything else a failure.
-# shellcheck source=lib.sh
+# on its "N/A: " line), anything else a failure.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck disable=SC1090
 . "$CX/kinds/$1.sh"
