@@ -31,9 +31,11 @@
 #                    allocates; "-" when it keeps no map
 #   kind_held        whatever is still held (locks on its files, servers,
 #                    RBD locks and watchers), one line each; nothing: ""
-#   kind_names       hostile names: lines "VICTIM<TAB>TARGET" where TARGET
-#                    names (or carries the name of) file VICTIM, which is
-#                    someone else's; made by the kind
+#   kind_names       hostile names: lines "VICTIM<TAB>TARGET<TAB>HOW" where
+#                    TARGET (e2trim's words) carries the name of file
+#                    VICTIM, someone else's; HOW "refuse": the run must be
+#                    refused, "read": VICTIM is only read (a backing
+#                    file), the run may go on; made by the kind
 #   kind_teardown    what cleanup() does not know about (RBD images)
 # shellcheck source-path=SCRIPTDIR/.. source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"

@@ -23,17 +23,18 @@ kind_state() { file_state "$IMG" "$BASE"; }
 kind_alloc() { alloc_bytes "$IMG"; }
 kind_left() { qcow2_left "$IMG" "$1"; }
 kind_held() { locks_on "$IMG" "$BASE"; servers_of; }
-# its backing file pointed at another user's raw image, then at a loop
-# device over another user's image
+# its backing file pointed at another user's raw image (only read: a
+# template under another uid is common; it must stay unchanged, the run
+# may go on), then at a loop device over another user's image (refused)
 kind_names() {
 	local v dev
 	v=$(victim "$CX_FIX/fs.raw" other.raw)
 	qemu-img create -q -f qcow2 -b "$v" -F raw "$T/ob.qcow2" || fail "qemu-img create -b"
 	own_data "$T/ob.qcow2" qcow2 "$CX_FIX/fs.raw"
-	printf '%s\t%s\n' "$v" "$T/ob.qcow2"
+	printf '%s\t%s\tread\n' "$v" "$T/ob.qcow2"
 	v=$(victim "$CX_FIX/fs.raw" other2.raw)
 	dev=$(loop_attach "$v")
 	qemu-img create -q -f qcow2 -b "$dev" -F raw "$T/obdev.qcow2" || fail "qemu-img create -b device"
 	own_data "$T/obdev.qcow2" qcow2 "$CX_FIX/fs.raw"
-	printf '%s\t%s\n' "$v" "$T/obdev.qcow2"
+	printf '%s\t%s\trefuse\n' "$v" "$T/obdev.qcow2"
 }

@@ -6,7 +6,8 @@
 # shellcheck source=disk_lib.sh
 . "$CX/kinds/disk_lib.sh"
 KIND_WHOLE=0
-KIND_MMP=1
+# MMP: as "offset" (libext2fs reads it without the partition's offset)
+KIND_MMP=0
 
 kind_na() {
 	case $1 in

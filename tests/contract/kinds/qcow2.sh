@@ -22,16 +22,23 @@ kind_alloc() { alloc_bytes "$IMG"; }
 kind_left() { qcow2_left "$IMG" "$1"; }
 kind_held() { locks_on "$IMG"; servers_of; }
 # its external data file pointed at another user's raw image, then at a
-# loop device over another user's image
+# loop device over another user's image.  Made as a hostile header is:
+# the qcow2 made over a scratch data file (preallocated metadata, every
+# cluster mapped), then its data file name changed (qemu-img amend
+# writes the header only).
+df_qcow2() {	# QCOW2 DATA_FILE
+	qemu-img create -q -f qcow2 -o data_file="$T/scratch.raw",data_file_raw=on,preallocation=metadata \
+		"$1" 32M || fail "qemu-img create data_file"
+	qemu-img amend -f qcow2 -o data_file="$2" "$1" || fail "qemu-img amend data_file"
+	rm -f "$T/scratch.raw"
+}
 kind_names() {
 	local v dev
 	v=$(victim "$CX_FIX/fs.raw" other.raw)
-	qemu-img create -q -f qcow2 -o data_file="$v",data_file_raw=on "$T/df.qcow2" 32M ||
-		fail "qemu-img create data_file"
-	printf '%s\t%s\n' "$v" "$T/df.qcow2"
+	df_qcow2 "$T/df.qcow2" "$v"
+	printf '%s\t%s\trefuse\n' "$v" "$T/df.qcow2"
 	v=$(victim "$CX_FIX/fs.raw" other2.raw)
 	dev=$(loop_attach "$v")
-	qemu-img create -q -f qcow2 -o data_file="$dev",data_file_raw=on "$T/dfdev.qcow2" 32M ||
-		fail "qemu-img create data_file (device)"
-	printf '%s\t%s\n' "$v" "$T/dfdev.qcow2"
+	df_qcow2 "$T/dfdev.qcow2" "$dev"
+	printf '%s\t%s\trefuse\n' "$v" "$T/dfdev.qcow2"
 }

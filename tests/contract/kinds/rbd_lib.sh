@@ -79,7 +79,7 @@ rbd_hostile() {	# create | clone PARENT SNAP: how rbd_named.py makes it
 		RBD_NAMED+=("$name")
 		r ls "$POOL" | grep -F -x "$name" | sed "s|^|rbd:$POOL/|" >"$T/list.$key"
 		[ -s "$T/list.$key" ] || fail "rbd ls does not list $name"
-		printf '%s\t%s\n' "$v" "--targets-from $T/list.$key"
+		printf '%s\t%s\trefuse\n' "$v" "--targets-from $T/list.$key"
 	done
 }
 
