@@ -20,7 +20,7 @@ clone_of() {	# SRC NAME [SIZE]
 		r resize --no-progress --allow-shrink --size "$(($3 / 1048576))M" "$POOL/$2" ||
 			fail "rbd resize"
 	elif [ -z "${KIND_PLAIN:-}" ]; then
-		own_data "$(spec "$2")" raw "$1"
+		own_data "$(spec "$2")" raw "$1" $((16 << 20))
 	fi
 }
 kind_make() {

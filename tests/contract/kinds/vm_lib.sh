@@ -18,15 +18,18 @@ for line in open(sys.argv[1]):
 print(n)' "$2"
 }
 
-# own_data IMG FMT RAW: write 0x5a through qemu-io over every other free
+# own_data IMG FMT RAW [BELOW]: write 0x5a through qemu-io over every other free
 # extent of the filesystem in RAW into IMG's own layer (a guest that
 # wrote and deleted), so that a trim has something of that layer to
 # free, and free space the lower layer alone holds (a discard there
-# would copy it up: the image would grow)
+# would copy it up: the image would grow).  BELOW: only extents that
+# start below that byte (an RBD clone: whole 4 MiB objects past it are the
+# parent's alone, where a copy-up shows in rbd du)
 own_data() {
-	local img=$1 fmt=$2 cmds=() s l i=0
+	local img=$1 fmt=$2 below=${4:-} cmds=() s l i=0
 	while read -r s l; do
 		i=$((i + 1))
+		[ -z "$below" ] || [ "$s" -lt "$below" ] || continue
 		[ $((i % 2)) = 0 ] || cmds+=(-c "write -q -P 0x5a $s $l")
 	done < <(oracle_extents "$3")
 	qemu-io -f "$fmt" "${cmds[@]}" "$img" >/dev/null || fail "qemu-io: own data"
