@@ -3,6 +3,8 @@
 #   make            build build/e2trim, build/libe2trim.a, build/libe2trim.so.1
 #   make demo       install what is missing, build, trim a sample image
 #   make check      install what is missing, build, run every test
+#   make check-contract  the target contract (src/target/README.md) over every
+#                   kind of target, RBD included (root; starts a Ceph cluster)
 #   make check-layers  src/README.md's layer rule over the code
 #   make check-conventions  src/README.md's return convention (errcode_t)
 #   make check SANITIZE=1   the same under ASan + UBSan
@@ -136,7 +138,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_apply_error test_api test_rbd_name
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
+.PHONY: all deps demo check check-contract check-contract-local check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
@@ -254,7 +256,18 @@ demo: deps
 
 check: deps
 	@$(MAKE) --no-print-directory check-layers check-conventions check-unit \
-		check-abi check-e2e
+		check-abi check-e2e check-contract-local
+
+# The target contract (src/target/README.md): every scenario of
+# tests/contract/ over every kind of target.  `make check` runs the kinds
+# that need no Ceph (check-contract-local, ~3 min), `make check-ceph` the
+# RBD kinds inside its own cluster (tests/ceph/run.sh), so that CI starts
+# one cluster; check-contract runs them all at once, starting one.
+check-contract: deps-ceph $(BIN)
+	@E2TRIM=$(CURDIR)/$(BIN) bash tests/contract/run.sh
+
+check-contract-local: $(BIN)
+	@E2TRIM=$(CURDIR)/$(BIN) CONTRACT_KINDS=local bash tests/contract/run.sh
 
 # src/README.md's layer rule: no include or call up a layer, no circle
 check-layers:

@@ -35,4 +35,12 @@ export CEPH_CONF CEPH_DIR=$D/c
 echo "cluster up in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
 # the same runner as the end-to-end tests, over this folder
-TESTS_DIR=$here SHOW_NOTES=1 bash "$here/../e2e/run.sh" "${1:-}"
+rc=0
+TESTS_DIR=$here SHOW_NOTES=1 bash "$here/../e2e/run.sh" "${1:-}" || rc=$?
+# the target contract's RBD kinds (tests/contract/), in this cluster;
+# run.sh NAME runs them only when NAME is "contract"
+if [ -z "${1:-}" ] || [ "$1" = contract ]; then
+	echo "== the target contract, RBD kinds (tests/contract/)"
+	CONTRACT_KINDS=ceph bash "$here/../contract/run.sh" || rc=1
+fi
+exit "$rc"

@@ -20,7 +20,8 @@ scripts=(
 	"$top/src/dracut/90e2trim/module-setup.sh"
 	"$top/src/dracut/90e2trim/e2trim-pre-mount.sh"
 	"$top"/tests/e2e/*.sh "$top"/tests/*.sh "$top"/tests/fuzz/*.sh
-	"$top"/tests/boot/*.sh
+	"$top"/tests/boot/*.sh "$top"/tests/contract/*.sh
+	"$top"/tests/contract/kinds/*.sh "$top"/tests/contract/scenarios/*.sh
 	"$top"/images/*.sh "$top/.ci/run"
 )
 shellcheck -x "${scripts[@]}" >"$T/sc.out" 2>&1 || { cat "$T/sc.out"; fail "shellcheck"; }

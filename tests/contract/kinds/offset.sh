@@ -1,0 +1,27 @@
+# shellcheck shell=bash source-path=SCRIPTDIR
+# shellcheck disable=SC2034  # the kind interface: read by lib.sh and the scenarios
+# kind "offset": partition 1 of a whole-disk image named with ?offset=,
+# e2trim 'disk.img?offset=1048576'.  Held alone: qemu's image locks on the
+# disk image; its writer is a VM's qemu on the whole disk.
+# shellcheck source=disk_lib.sh
+. "$CX/kinds/disk_lib.sh"
+KIND_WHOLE=0
+# MMP: libext2fs reads and writes the MMP block through a descriptor of its
+# own on the file named (ext2fs_mmp_read opens fs->device_name), without
+# the partition's offset: e2trim refuses every MMP filesystem named this
+# way with 18 ("MMP: invalid magic number"); no fix on any branch yet
+KIND_MMP=0
+
+kind_na() {
+	case $1 in
+	stale) echo "the target is one partition, named by its start: the table is what places it" ;;
+	names) echo "a raw disk image names no other file: the path given is the only name" ;;
+	esac
+}
+kind_make() { disk_make "$@"; KARGS=("$IMG?offset=$OFF"); }
+kind_copy() { disk_copy "$1"; }
+kind_write() { qemu_io_patch "$1" "$OFF" raw "$IMG"; }
+kind_state() { file_state "$IMG"; }
+kind_alloc() { alloc_bytes "$IMG"; }
+kind_left() { data_in "$IMG" "$OFF" "$1"; }
+kind_held() { locks_on "$IMG"; servers_of; }
