@@ -75,6 +75,8 @@ struct e2trim {
 	char warnings[MAX_WARNINGS][256];	/* see e2trim_warning() */
 	unsigned int nwarnings;
 	const volatile sig_atomic_t *cancel;
+	pid_t mmp_pid;			/* the process that took MMP: only it
+					   releases it (fork, see e2trim.h) */
 	struct e2trim_result res;
 	struct timespec opened;		/* when e2trim_open() began: seconds */
 	struct e2trim_histogram hist;	/* of the last plan walk */

@@ -273,6 +273,7 @@ static errcode_t open_fs(struct e2trim *t)
 		t->fs = NULL;
 		return open_error(t, err);
 	}
+	t->mmp_pid = getpid();
 	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	return 0;
 }
@@ -505,9 +506,11 @@ void open_close(struct e2trim *t)
 		 * e2trim changes no metadata, so close must write none.  On a
 		 * read-write open (MMP) ext2fs_close2() would add the MMP
 		 * block's writes to s_kbytes_written and rewrite the
-		 * superblock: release MMP here, then close read-only.
+		 * superblock: release MMP here, then close read-only.  A
+		 * child of the caller's fork() shares the block with its
+		 * parent, which still holds it: only the taker releases it.
 		 */
-		if (t->fs->flags & EXT2_FLAG_RW)
+		if ((t->fs->flags & EXT2_FLAG_RW) && t->mmp_pid == getpid())
 			ext2fs_mmp_stop(t->fs);
 		t->fs->flags &= ~(EXT2_FLAG_RW | EXT2_FLAG_DIRTY |
 				  EXT2_FLAG_CHANGED | EXT2_FLAG_BB_DIRTY |

@@ -384,14 +384,14 @@ static void warn_new(const struct cli_control *ctl, const struct e2trim *t,
 }
 
 /*
- * From the first discard on, SIGINT and SIGTERM stop the run cleanly:
- * the requests in flight finish, no other starts, and the report says
- * exactly what was trimmed.  Before that, they simply end the process.
+ * A stage that ends after a stop was asked for (cli_stop: SIGINT,
+ * SIGTERM, SIGHUP, SIGPIPE, caught from the start of the run) ends the
+ * target, whatever it returned: an error it met may be the signal's
+ * own doing (a poll cut short), and a stop is what was asked.
  */
-static void stop_on_signals(struct e2trim *t)
+static errcode_t or_stopped(errcode_t err)
 {
-	catch_signals();
-	e2trim_set_cancel(t, &cli_stop);
+	return cli_stop ? E2TRIM_ERR_INTERRUPTED : err;
 }
 
 /* what list_extent() needs: where to print, or keep for --json */
@@ -480,13 +480,15 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	errcode_t err;
 
 	progress_start(ctl, t);
-	err = cli_set_options(t, &ctl->opts);
-	if (!err)
+	err = or_stopped(cli_set_options(t, &ctl->opts));
+	if (!err) {
 		err = e2trim_open(t, ctl->path);
-	o->opened = !err;
+		o->opened = !err;
+		err = or_stopped(err);
+	}
 	warn_new(ctl, t, &said, o);
 	if (!err)
-		err = e2trim_check(t);
+		err = or_stopped(e2trim_check(t));
 	warn_new(ctl, t, &said, o);
 	if (!err)
 		warn_forced(ctl, t, o);
@@ -496,18 +498,17 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 				       ctl->range.minlen_bytes);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
-		err = timed_verify(t);
+		err = or_stopped(timed_verify(t));
+	/* stopped at any stage so far: run_target() releases everything */
+	if (err == E2TRIM_ERR_INTERRUPTED) {
+		warnx_target(ctl->device, "interrupted before the first "
+			     "discard; nothing trimmed");
+		return err;
+	}
 	if (err) {
 		if (!outcome_unsupported(ctl, err))
 			warn_code(ctl->device, t, err);
 		return err;
-	}
-	stop_on_signals(t);
-	/* a signal during the checks, with several targets (see jobs_run.c) */
-	if (cli_stop) {
-		warnx_target(ctl->device, "interrupted before the first "
-			     "discard; nothing trimmed");
-		return E2TRIM_ERR_INTERRUPTED;
 	}
 	err = e2trim_apply(t, list_extent, &to);
 	o->applied = 1;
@@ -567,9 +568,19 @@ static void run_target(const struct cli_control *base,
 		keep_outcome(&ctl, o, NULL, err);
 		return;
 	}
+	/* every stage from here on stops early once a signal came */
+	e2trim_set_cancel(t, &cli_stop);
 	/* e2fsck first, alone: the open below trusts nothing from before */
 	if (ctl.fsck != FSCK_NONE) {
 		err = fsck_run(&ctl, t);
+		/* e2fsck runs to its end (a terminal's Ctrl-C reaches it) */
+		if (cli_stop) {
+			if (!err)
+				warnx_target(ctl.device, "interrupted before "
+					     "the first discard; nothing "
+					     "trimmed");
+			err = E2TRIM_ERR_INTERRUPTED;
+		}
 		/* e2fsck -f has just checked every block the bitmap frees */
 		if (ctl.fsck == FSCK_FORCE)
 			ctl.opts.no_verify = 1;
@@ -586,6 +597,8 @@ int main(int argc, char **argv)
 	struct job_list l;
 	int code;
 
+	/* before anything is held: see catch_signals() */
+	catch_signals();
 	atexit(close_stdout);
 	parse_args(argc, argv, &ctl);
 	if (jobs_build(&ctl, &l))
