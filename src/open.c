@@ -18,8 +18,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 
 #include "e2trim_int.h"
 #include "gates.h"
@@ -87,10 +89,42 @@ static errcode_t check_not_mounted(struct e2trim *t)
 	return 0;
 }
 
+/*
+ * What the real run would meet at its first request, asked now, the
+ * same for a dry run (which opens read-only) and without changing
+ * anything: a block device set read-only (losetup -r, blockdev --setro,
+ * a write-protected disk) takes no discard nor write (EPERM); a file on
+ * ramfs, which has no fallocate() at all, cannot have holes punched.  A
+ * host that refuses a punch for another reason is known only at the
+ * first punch (nothing punched before it): probing with a punch would
+ * change the file's times.
+ */
+static errcode_t can_write(struct e2trim *t)
+{
+	struct statfs sfs;
+	int ro = 0;
+
+	if (t->is_blkdev) {
+		if (!ioctl(t->fd, BLKROGET, &ro) && ro)
+			return lib_fail_cause(t, E2TRIM_ERR_OPEN, EROFS,
+					      "the device is read-only (losetup "
+					      "-r, blockdev --setro, or "
+					      "write-protected)");
+		return 0;
+	}
+	if ((t->opt.mode != E2TRIM_DISCARD && t->opt.mode != E2TRIM_ZEROOUT) ||
+	    fstatfs(t->fd, &sfs) ||
+	    (unsigned long)sfs.f_type != RAMFS_MAGIC)
+		return 0;
+	return lib_fail(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "on ramfs, which "
+			"cannot punch holes; --zero-fill writes zeroes there");
+}
+
 static errcode_t open_device(struct e2trim *t)
 {
 	int mode = t->opt.dryrun ? O_RDONLY : O_RDWR;
 	struct stat st;
+	errcode_t err;
 
 	if (stat(t->path, &st))
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno, "cannot open");
@@ -110,6 +144,9 @@ static errcode_t open_device(struct e2trim *t)
 				      t->opt.dryrun ? "cannot open" :
 				      "cannot open for writing");
 
+	err = can_write(t);
+	if (err)
+		return err;
 	if (!t->is_blkdev) {
 		t->size_bytes = st.st_size;
 		/* before anything is punched: the "before" of the report */
