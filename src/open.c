@@ -18,10 +18,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
 
 #include "e2trim_int.h"
 #include "gates.h"
@@ -34,6 +32,7 @@
 #include "image_rbd.h"
 #include "open_table.h"
 #include "partition.h"
+#include "ramfs_io.h"
 
 /*
  * libext2fs reads the mount table with getmntent(), whose one buffer all
@@ -92,29 +91,32 @@ static errcode_t check_not_mounted(struct e2trim *t)
 /*
  * What the real run would meet at its first request, asked now, the
  * same for a dry run (which opens read-only) and without changing
- * anything: a block device set read-only (losetup -r, blockdev --setro,
- * a write-protected disk) takes no discard nor write (EPERM); a file on
- * ramfs, which has no fallocate() at all, cannot have holes punched.  A
- * host that refuses a punch for another reason is known only at the
- * first punch (nothing punched before it): probing with a punch would
- * change the file's times.
+ * anything (issue 34).  A block device set read-only (losetup -r,
+ * blockdev --setro, a write-protected disk) takes no discard nor write
+ * (EPERM).
  */
 static errcode_t can_write(struct e2trim *t)
 {
-	struct statfs sfs;
 	int ro = 0;
 
-	if (t->is_blkdev) {
-		if (!ioctl(t->fd, BLKROGET, &ro) && ro)
-			return lib_fail_cause(t, E2TRIM_ERR_OPEN, EROFS,
-					      "the device is read-only (losetup "
-					      "-r, blockdev --setro, or "
-					      "write-protected)");
-		return 0;
-	}
-	if ((t->opt.mode != E2TRIM_DISCARD && t->opt.mode != E2TRIM_ZEROOUT) ||
-	    fstatfs(t->fd, &sfs) ||
-	    (unsigned long)sfs.f_type != RAMFS_MAGIC)
+	if (t->is_blkdev && !ioctl(t->fd, BLKROGET, &ro) && ro)
+		return lib_fail_cause(t, E2TRIM_ERR_OPEN, EROFS,
+				      "the device is read-only (losetup -r, "
+				      "blockdev --setro, or write-protected)");
+	return 0;
+}
+
+/*
+ * A raw image file on ramfs, which has no fallocate() at all, cannot
+ * have holes punched (nor zeroed by --zeroout); --zero-fill writes.  A
+ * host that refuses a punch for another reason is known only at the
+ * real run's first punch (nothing punched before it): probing with a
+ * punch would change the file's times.  A VM image is qemu's to write.
+ */
+static errcode_t can_punch(struct e2trim *t)
+{
+	if (t->is_blkdev || t->nbd || !t->on_ramfs ||
+	    (t->opt.mode != E2TRIM_DISCARD && t->opt.mode != E2TRIM_ZEROOUT))
 		return 0;
 	return lib_fail(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "on ramfs, which "
 			"cannot punch holes; --zero-fill writes zeroes there");
@@ -148,6 +150,14 @@ static errcode_t open_device(struct e2trim *t)
 	if (err)
 		return err;
 	if (!t->is_blkdev) {
+		/*
+		 * On ramfs a read of a hole, or the readahead around any read,
+		 * allocates it: no readahead here, and libext2fs reads through
+		 * ramfs_io.c, which reads no hole (issue 33).
+		 */
+		t->on_ramfs = ramfs_io_wanted(t->fd);
+		if (t->on_ramfs)
+			posix_fadvise(t->fd, 0, 0, POSIX_FADV_RANDOM);
 		t->size_bytes = st.st_size;
 		/* before anything is punched: the "before" of the report */
 		t->res.allocated_before_bytes = (uint64_t)st.st_blocks * 512;
@@ -173,7 +183,9 @@ static const char *fs_name(const struct e2trim *t)
 
 static io_manager fs_io(const struct e2trim *t)
 {
-	return t->nbd ? nbd_io_manager : unix_io_manager;
+	if (t->nbd)
+		return nbd_io_manager;
+	return t->on_ramfs ? ramfs_io_manager : unix_io_manager;
 }
 
 /* What a failed ext2fs_open2() means for the person running e2trim. */
@@ -341,6 +353,7 @@ static errcode_t open_refused(struct e2trim *t, const char *path)
 static void reset_for_open(struct e2trim *t)
 {
 	t->is_blkdev = 0;
+	t->on_ramfs = 0;
 	t->size_bytes = 0;
 	t->offset_bytes = 0;
 	t->io_options[0] = '\0';
@@ -381,6 +394,8 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 		 * be either; O_EXCL does not see qemu), as qemu-nbd takes a VM
 		 * image's
 		 */
+		if (!err)
+			err = can_punch(t);
 		if (!err && !t->nbd)
 			err = hold_image_locks(t);
 	}
