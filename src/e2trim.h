@@ -136,7 +136,7 @@ enum e2trim_exit {
 	E2TRIM_EXIT_ALL_FAILED = 32,	/* every one failed or was refused */
 	E2TRIM_EXIT_SOME_FAILED = 64,	/* some failed or were refused */
 	/* as shells say 128 + SIGINT: nothing fstrim or e2fsck exits with */
-	E2TRIM_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT or SIGTERM */
+	E2TRIM_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT, SIGTERM or SIGHUP */
 };
 
 /* How the space is given back. */
