@@ -54,6 +54,9 @@ static void close_stdout(void)
 	}
 	if (!failed)
 		return;
+	/* a write a stop cut short (no SA_RESTART): the stop's code */
+	if (err == EINTR && cli_stop && cli_stop != SIGPIPE)
+		_exit(E2TRIM_EXIT_INTERRUPTED);
 	if (err != EPIPE)
 		warnx_target(NULL, "write error: %s",
 			     strerror(err ? err : EIO));

@@ -116,24 +116,35 @@ static void on_signal(int sig)
  * with buffered output unprinted.  Each stage that ends with cli_stop
  * set ends the target (e2trim.c), the library's own stages stop early
  * through e2trim_set_cancel(), and everything is released by
- * e2trim_free() before the process exits.  SA_RESTART: a write to a
- * pipe or a wait for a child is not turned into a failure by the
- * signal; the stop is seen at the next stage.
+ * e2trim_free() before the process exits.  No SA_RESTART: a write
+ * blocked on a reader that stopped reading (a pager, a full pipe) must
+ * give up, or the stop would wait for it for ever; every wait for a
+ * child and every read of a pipe retries on EINTR itself.
  */
 void catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa;
+	struct sigaction sa, old;
 	unsigned int i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&sa.sa_mask, sigs[i]);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/*
+		 * Ignored when e2trim started: nohup's SIGHUP, a caller's
+		 * SIGPIPE (EPIPE is then close_stdout()'s); left so.  SIGINT
+		 * and SIGTERM are caught whatever a shell did to a background
+		 * job's SIGINT, as before.
+		 */
+		if ((sigs[i] == SIGHUP || sigs[i] == SIGPIPE) &&
+		    !sigaction(sigs[i], NULL, &old) &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 /* Several jobs: workers run them, the main thread prints in order. */

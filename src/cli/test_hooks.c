@@ -17,8 +17,8 @@
  * that neither open blocks, reads one line per target it expects, does
  * what it wants (a kill), then writes one byte per held target.  A
  * signal while held is taken at once (its handler only records it) and
- * the read goes on, so the target goes on only once told to, and then
- * stops at its next look at the flag.
+ * the read is retried, so the target goes on only once told to, and
+ * then stops at its next look at the flag.
  *
  * E2TRIM_TEST_DISK_JOBS: print the largest number of targets that ever
  * ran at once on one disk (it must be 1, whatever the timing).

@@ -12,7 +12,8 @@
 #  - nothing is left in TMPDIR, and no child of e2trim runs on;
 #  - the exit code is the documented one: 130 for INT, TERM and HUP, 1
 #    (a write error) for PIPE.
-# And the case as people meet it: `e2trim --list IMG | head -1` on the
+# A SIGHUP ignored when e2trim starts (nohup) stays ignored: the run goes
+# on to its end.  And the case as people meet it: `e2trim --list IMG | head -1` on the
 # MMP filesystem, with more lines than the pipe holds (so e2trim writes
 # after head has gone: SIGPIPE for sure), and the reader closed while
 # e2trim is held before its first line.
@@ -79,6 +80,8 @@ stop_at() {
 	rm -f "$T/run.pid" "$T/run.rc"
 	(
 		rc=0
+		# STOP_IGNORED=HUP: started as nohup starts it
+		[ -z "${STOP_IGNORED:-}" ] || trap '' "$STOP_IGNORED"
 		"$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
 		echo "$!" >"$T/run.pid"
 		wait "$!" || rc=$?
@@ -137,6 +140,13 @@ for stage in $stages; do
 	done
 done
 note "MMP: $n stops (4 pause points x INT TERM HUP PIPE): MMP clean, e2fsck -fn clean, exit 130 (PIPE: 1), nothing left"
+
+# nohup: a SIGHUP ignored when e2trim starts stays ignored, the run goes on
+cp --sparse=always "$T/orig.img" "$img"
+STOP_IGNORED=HUP stop_at verifying@start HUP -v "$img"
+assert_rc 0 "MMP, SIGHUP ignored from the start (nohup)"
+assert_grep "trimmed$" "$T/out" "nohup: the full summary"
+assert_eq "$(mmp_seq "$img")" ff4d4d50 "nohup: the MMP block after"
 
 n=0
 for stage in $stages; do
