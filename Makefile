@@ -98,7 +98,7 @@ DEPFLAGS = -MMD -MP
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/run_cmd_many.c \
-	    src/kept_buf.c src/errors.c src/options.c \
+	    src/kept_buf.c src/ramfs_io.c src/errors.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
@@ -123,7 +123,7 @@ CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/jobs.c \
 	    src/cli/job_list.c src/cli/jobs_parts.c src/cli/jobs_run.c \
 	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c \
-	    src/cli/outcome.c src/cli/lib_opts.c
+	    src/cli/outcome.c src/cli/lib_opts.c src/cli/usage.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 1
 LIB_A := $(B)/libe2trim.a

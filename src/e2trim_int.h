@@ -45,6 +45,7 @@ struct e2trim {
 	struct bitmap_stream *stream;	/* its block bitmap, group by group */
 	int fd;				/* our own: O_EXCL on a block device */
 	int is_blkdev;
+	int on_ramfs;			/* an image file there: ramfs_io.c */
 	uint64_t size_bytes;		/* of the device, image or partition */
 	uint64_t offset_bytes;		/* where the filesystem starts */
 	char io_options[40];		/* "offset=N" for libext2fs, or empty */
@@ -86,6 +87,8 @@ struct e2trim {
 	char warnings[MAX_WARNINGS][256];	/* see e2trim_warning() */
 	unsigned int nwarnings;
 	const volatile sig_atomic_t *cancel;
+	pid_t mmp_pid;			/* the process that took MMP: only it
+					   releases it (fork, see e2trim.h) */
 	struct e2trim_result res;
 	struct timespec opened;		/* when e2trim_open() began: seconds */
 	struct e2trim_histogram hist;	/* of the last plan walk */
@@ -139,6 +142,16 @@ void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
  * lib_interrupted() records it (the result's interrupted bit) and
  * returns it.
  */
+/*
+ * The descriptor the fast readers (bitmap_read.c, range_read.c) may read
+ * the filesystem through, or -1: everything through libext2fs.  On ramfs
+ * a read fills a hole for good; only ramfs_io.c reads there.
+ */
+static inline int lib_read_fd(const struct e2trim *t)
+{
+	return t->on_ramfs ? -1 : t->fd;
+}
+
 static inline int lib_cancelled(const struct e2trim *t)
 {
 	return t->cancel && *t->cancel;

@@ -50,10 +50,13 @@ static errcode_t check_conn(struct e2trim *t)
 
 	t->size_bytes = c->srv.size_bytes;
 	/*
-	 * a dry run's own server is read-only: it trims nothing anyway; a
-	 * trim's is read-only until open_nbd_writable()
+	 * The server e2trim starts is read-only for a dry run (the real
+	 * run's can trim: qemu-nbd --discard=unmap) and for a trim until
+	 * open_nbd_writable().  A server named by an NBD URI is the same
+	 * for both: a dry run asks what the real run asks (issue 34).
 	 */
-	if (!t->opt.dryrun && !t->nbd_reopen && !c->srv.can_trim)
+	if (!c->srv.can_trim && !t->nbd_reopen &&
+	    (!t->opt.dryrun || nbd_is_uri(t->path)))
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }

@@ -74,6 +74,7 @@ static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
 		return NBD_OPEN_NO_MEMORY;
 	box->magic = CONN_MAGIC;
 	box->c.data_fd = -1;
+	box->c.owner_pid = getpid();
 	box->c.h = nbd_create();
 	if (!box->c.h) {
 		free(box);
@@ -385,7 +386,13 @@ void nbd_conn_close(struct nbd_conn *c)
 	box = box_of(c);
 	if (c->data_fd >= 0)
 		close(c->data_fd);
-	if (c->h) {
+	/*
+	 * A child of the caller's fork() shares the connection with its
+	 * parent: a goodbye would end the parent's, and nbd_close() kills
+	 * the server libnbd started.  The child leaves the handle alone
+	 * (its copy of the socket closes when it exits).
+	 */
+	if (c->h && c->owner_pid == getpid()) {
 		/* a clean goodbye: qemu-nbd flushes, then exits */
 		if (nbd_aio_is_ready(c->h) == 1)
 			nbd_shutdown(c->h, 0);

@@ -374,7 +374,7 @@ errcode_t verify_free_space(struct e2trim *t, const struct plan_source *src,
 	v.t = t;
 	v.fs = t->fs;
 	v.device = t->path;
-	v.fd = t->fd;
+	v.fd = lib_read_fd(t);
 	v.offset_bytes = t->offset_bytes;
 	err = setup(&v);
 	if (!err)

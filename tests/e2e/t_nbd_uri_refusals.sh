@@ -97,9 +97,11 @@ qnbd ro -f qcow2 --read-only "$T/q2.qcow2"
 run_e2trim -v "nbd+unix:///?socket=$T/ro.sock"
 assert_rc 25 "read-only NBD server"
 assert_grep "the NBD server cannot trim; start it with discard enabled" "$ERR" "25's message"
-# the dry run of a read-only server is fine: it only counts
+# the dry run asks what the real run asks, and is refused the same way
+# (issue 34: it used to count bytes the real run would refuse)
 run_e2trim -n -v "nbd+unix:///?socket=$T/ro.sock"
-assert_rc 0 "dry run through a read-only server"
+assert_rc 25 "dry run through a read-only server"
+assert_grep "the NBD server cannot trim; start it with discard enabled" "$ERR" "the dry run's 25"
 stop "${PIDS[-1]}"
 assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "refused image changed"
 
