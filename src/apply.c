@@ -276,11 +276,15 @@ static errcode_t trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 static errcode_t rbd_target(struct e2trim *t, struct target *tg,
 			    enum trim_mode mode)
 {
+	/* known and empty (a fresh clone): it holds nothing of its own */
+	static const uint64_t none[1][2];
 	const uint64_t (*map)[2] = NULL;
 	size_t n = 0;
 
 	if (!open_rbd_data_map(t, &map, &n))
 		map = NULL;
+	else if (!map)
+		map = none;
 	return target_rbd_init(tg, t->rbd_io, t->cluster_bytes, map, n, mode);
 }
 
