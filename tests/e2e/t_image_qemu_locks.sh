@@ -9,17 +9,6 @@
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps installs qemu-utils)"
 
-# wait_gone PID: a server we killed has exited, and its locks with it.
-# It is not our child (--fork, --daemonize), so wait cannot tell: its
-# /proc entry is gone or a zombie (whose files are closed).  No clock: a
-# server that ignores SIGTERM hangs the test, it does not fail it early.
-wait_gone() {
-	local state
-	while read -r _ _ state _ 2>/dev/null <"/proc/$1/stat" && [ "$state" != Z ]; do
-		sleep 0.05
-	done
-}
-
 img="$T/fs.raw"
 mkfs "$img" 128M -t ext4
 age "$img" 6
@@ -39,7 +28,7 @@ run_e2trim -n "$img"
 assert_rc 26 "dry run of a raw image that qemu-nbd holds"
 run_e2trim --zero-fill "$img"
 assert_rc 26 "--zero-fill of a raw image that qemu-nbd holds"
-kill "$pid"; wait_gone "$pid"
+kill "$pid"; wait_exit "$pid" qemu-nbd
 assert_eq "$(sha256sum <"$img")" "$sum" "the held image after the refusals"
 note "qemu-nbd $pid holding it: 26"
 
@@ -54,7 +43,7 @@ if command -v qemu-storage-daemon >/dev/null; then
 	run_e2trim "$img"
 	assert_rc 26 "a raw image that qemu-storage-daemon holds"
 	assert_grep "held by qemu-storage-d" "$ERR" "26 names qemu-storage-daemon"
-	kill "${PIDS[-1]}"; wait_gone "${PIDS[-1]}"
+	kill "${PIDS[-1]}"; wait_exit "${PIDS[-1]}" qemu-storage-daemon
 	assert_eq "$(sha256sum <"$img")" "$sum" "the image after qemu-storage-daemon"
 	note "qemu-storage-daemon holding it: 26"
 fi
