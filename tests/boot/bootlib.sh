@@ -64,7 +64,7 @@ has_lib() {
 # tail, and is generous so that a slow boot on a busy machine still
 # passes; whether a boot did its work is decided by what the guest
 # printed (BOOT-DONE, e2trim's log), not by a clock.
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}	# seconds, each boot: the hang guard
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}	# seconds, each boot: the hang guard
 BOOT_TIMES=${BOOT_TIMES:-/dev/null}
 
 # need_boot: root, qemu and Debian's kernel (make deps-boot installs
