@@ -10,6 +10,8 @@
 #   # e2e: serial (why)        runs alone, with no other test beside it
 #   # e2e: no-sanitize (why)   never runs the sanitized build (E2TRIM under
 #                              build-san/, make check SANITIZE=1): not run there
+#   # e2e: slow (why)          started before the others, so that it does not
+#                              run alone at the end
 # TESTS_DIR: run the t_*.sh of that folder instead (tests/ceph/run.sh
 # does, once its cluster is up); SHOW_NOTES=1: a passed test's notes too.
 set -u
@@ -67,7 +69,7 @@ reap() {
 }
 
 declare -A running=()
-parallel=() serial=() unsanitized=()
+parallel=() slow=() serial=() unsanitized=()
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	[ -z "$only" ] || [[ "$name" == *$only* ]] || continue
@@ -75,6 +77,8 @@ for t in "$here"/t_*.sh; do
 		unsanitized+=("$name")
 	elif [ "$jobs" -gt 1 ] && declares "$t" serial; then
 		serial+=("$name")
+	elif declares "$t" slow; then
+		slow+=("$name")
 	else
 		parallel+=("$name")
 	fi
@@ -82,11 +86,12 @@ done
 [ ${#unsanitized[@]} = 0 ] ||
 	echo "not run on the sanitized build (no-sanitize): ${unsanitized[*]}"
 
-# the serial ones first, one at a time, then the others side by side
+# the serial ones first, one at a time, then the others side by side,
+# the slow ones first
 for name in "${serial[@]}"; do
 	start "$name"; reap
 done
-for name in "${parallel[@]}"; do
+for name in "${slow[@]}" "${parallel[@]}"; do
 	[ ${#running[@]} -lt "$jobs" ] || reap
 	start "$name"
 done

@@ -13,6 +13,7 @@
 #  - e2trim's peak RSS stays under 200 MB.
 # Slow (2-3 minutes), but part of make check; the fresh image is made once
 # and kept (below).
+# e2e: slow (minutes: started first, so that it does not end the run alone)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
