@@ -11,8 +11,7 @@
 #    written into the free blocks next to each file into holes and leave
 #    every byte of the files as it was (debugfs dump, md5);
 #  - e2trim's peak RSS stays under 200 MB.
-# Slow (2-3 minutes), but part of make check; the fresh image is made once
-# and kept (below).
+# Slow (2-3 minutes), but part of make check.
 # e2e: slow (minutes: started first, so that it does not end the run alone)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -26,31 +25,11 @@ tool=$T/place_file
 ${CC:-cc} -o "$tool" "$here/tools/place_file.c" \
 	$(pkg-config --cflags --libs ext2fs com_err) || fail "cannot build place_file"
 
-# The fresh filesystem is made once per mke2fs, options and mke2fs.conf
-# and kept (sparse, about 500 MB) in E2TRIM_TEST_CACHE (build/test-cache):
-# make check and make check SANITIZE=1 each run this test, and mke2fs takes
-# a minute of the CI's two cores.  A copy (cp seeks over the holes) is
-# what the test writes into.
 img=$T/huge.img
-mkfs_opts=(-q -F -U "$UUID" -t ext4 -b 1024 -O 64bit
-	-E "hash_seed=$UUID,lazy_itable_init=1,lazy_journal_init=1,nodiscard")
-cache=${E2TRIM_TEST_CACHE:-$here/../build/test-cache}
-key=$({ mke2fs -V 2>&1; echo "${mkfs_opts[*]}"; cat "$MKE2FS_CONFIG"; } | sha256sum | cut -c1-16)
-fresh=$cache/huge5t-1k-$key.img
-if [ ! -f "$fresh" ]; then
-	mkdir -p "$cache" || fail "mkdir $cache"
-	truncate -s 5T "$img"
-	mke2fs "${mkfs_opts[@]}" "$img" 2>"$T/mke2fs.err" ||
-		{ cat "$T/mke2fs.err" >&2; fail "mke2fs of the 5 TiB image"; }
-	# kept only once whole: another run sees it complete or not at all
-	if ! { cp --sparse=always "$img" "$fresh.$$" && mv "$fresh.$$" "$fresh"; }; then
-		rm -f "$fresh.$$"; fail "keeping the fresh image in $cache"
-	fi
-	note "mke2fs made the 5 TiB image, kept as $fresh"
-else
-	cp --sparse=always "$fresh" "$img" || fail "copying $fresh"
-	note "the fresh 5 TiB image from $fresh"
-fi
+truncate -s 5T "$img"
+mke2fs -q -F -U "$UUID" -t ext4 -b 1024 -O 64bit \
+	-E hash_seed="$UUID",lazy_itable_init=1,lazy_journal_init=1,nodiscard \
+	"$img" 2>"$T/mke2fs.err" || { cat "$T/mke2fs.err" >&2; fail "mke2fs of the 5 TiB image"; }
 count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
 [ "$count" -gt "$B32" ] || fail "only $count blocks"
 
