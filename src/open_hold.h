@@ -16,6 +16,9 @@
  */
 errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st);
 
+/* Refuse @dev, swap space (10), naming swapoff. */
+errcode_t open_swap_refusal(struct e2trim *t, const char *dev);
+
 /*
  * Is the image file behind a loop device that was not there at open?
  * Then refuse (10).  The _now_and_then form looks only when 100 ms
