@@ -86,9 +86,30 @@ int lib_fsck_name(const struct e2trim *t, char *buf, size_t len)
 	return 1;
 }
 
+/*
+ * e2fsck replays a journal, then opens the filesystem again without the
+ * "?offset=" it was given (e2fsprogs 1.47's e2fsck_run_ext3_journal()
+ * calls ext2fs_open(), not ext2fs_open2() with ctx->io_options): "while
+ * trying to re-open", exit 12, and the journal still flagged.  Inside an
+ * image it can replay only through a loop device over the partition.
+ */
+static const char *spelled_replay(const struct e2trim *t, const char *table,
+				  char *buf, size_t len)
+{
+	char path[DETAIL_LEN / 2];
+
+	lib_shell_quote(t->path, path, sizeof(path));
+	snprintf(buf, len, "%s through a loop device (e2fsck cannot replay "
+		 "a journal at an ?offset=): `l=$(losetup -f --show -o %llu "
+		 "--sizelimit %llu %s) && { e2fsck -fy \"$l\"; losetup -d "
+		 "\"$l\"; }`", table, (unsigned long long)t->offset_bytes,
+		 (unsigned long long)t->size_bytes, path);
+	return buf;
+}
+
 /* The table's fix spelled for @t into @buf; @table if nothing to add. */
-static const char *spelled(const struct e2trim *t, const char *table,
-			   char *buf, size_t len)
+static const char *spelled(const struct e2trim *t, errcode_t code,
+			   const char *table, char *buf, size_t len)
 {
 	char name[DETAIL_LEN / 2];
 
@@ -96,6 +117,9 @@ static const char *spelled(const struct e2trim *t, const char *table,
 	if (!*table || strncmp(table, "run e2fsck", 10) ||
 	    !strstr(table, "first"))
 		return table;
+	if (code == E2TRIM_ERR_JOURNAL && t->path && !t->nbd && !t->rbd &&
+	    t->offset_bytes && t->size_bytes)
+		return spelled_replay(t, table, buf, len);
 	if (lib_fsck_name(t, name, sizeof(name))) {
 		snprintf(buf, len, "%s: `e2fsck -fy %s`", table, name);
 		return buf;
@@ -118,7 +142,7 @@ void lib_keep_fix(struct e2trim *t, errcode_t code, const char *table)
 
 	if (t->fix[0] && t->fix_code == code)
 		return;
-	fix = spelled(t, table, buf, sizeof(buf));
+	fix = spelled(t, code, table, buf, sizeof(buf));
 	if (fix == table)
 		return;
 	snprintf(t->fix, sizeof(t->fix), "%s", fix);
@@ -132,5 +156,5 @@ const char *lib_fix_for(const struct e2trim *t, errcode_t code,
 		return table;
 	if (t->fix[0] && t->fix_code == code)
 		return t->fix;
-	return spelled(t, table, buf, len);
+	return spelled(t, code, table, buf, len);
 }
