@@ -244,7 +244,8 @@ out:
 
 /*
  * The superblock of the journal e2fsck_get_journal() loads into @jsb and
- * its length: 0, or 1 with @why saying why it cannot be checked.
+ * its length: 0, or 1 with @why saying why it cannot be checked (2: the
+ * external journal was not found).
  */
 static int chosen_jsb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
 		      char *why, size_t len)
@@ -259,11 +260,10 @@ static int chosen_jsb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
 	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {
 		/* e2fsck stops: "Can't find external journal" */
 		uuid_text(sb->s_journal_uuid, uuid, sizeof(uuid));
-		snprintf(why, len, "external journal UUID=%s not found%s; "
-			 "attach it so its log can be checked", uuid,
-			 sb->s_journal_inum ? " (e2fsck uses it, not inode "
-			 "s_journal_inum, when the UUID is set)" : "");
-		return 1;
+		snprintf(why, len, "external journal UUID=%s not found%s",
+			 uuid, sb->s_journal_inum ? " (e2fsck uses it, not "
+			 "inode s_journal_inum, when the UUID is set)" : "");
+		return 2;
 	}
 	if (err) {
 		snprintf(why, len, "cannot read the journal superblock: %s",
@@ -281,6 +281,7 @@ errcode_t journal_check(struct e2trim *t)
 	const char *why = NULL;
 	blk64_t total_len = 0;
 	char detail[384];
+	int missing = 0;
 
 	if (!ext2fs_has_feature_journal(sb)) {
 		/* e2fsck asks whether to clear such leftovers */
@@ -294,7 +295,8 @@ errcode_t journal_check(struct e2trim *t)
 		why = "has_journal is set but no journal is named";
 		goto out;
 	}
-	if (chosen_jsb(fs, jsb, &total_len, detail, sizeof(detail))) {
+	missing = chosen_jsb(fs, jsb, &total_len, detail, sizeof(detail));
+	if (missing) {
 		why = detail;
 	} else if (!(why = jsb_unusable(jsb, fs->blocksize, total_len)) &&
 		   jsb32(jsb, JSB_START)) {
@@ -313,8 +315,20 @@ errcode_t journal_check(struct e2trim *t)
 out:
 	if (!why)
 		return 0;
-	if (!t->opt.force)
-		return lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
-	lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
-	return 0;
+	if (t->opt.force) {
+		lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
+		return 0;
+	}
+	lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
+	/*
+	 * Not found, the journal cannot be replayed either (e2fsck stops
+	 * too): the one fix is the device.  Which one, and whether it still
+	 * exists, is for a person.
+	 */
+	if (missing == 2)
+		lib_fix(t, E2TRIM_ERR_JOURNAL, "attach the journal device "
+			"with that UUID, then run e2trim again (if it is lost "
+			"for good: tune2fs -f -O ^has_journal drops the "
+			"journal and its log, then e2fsck -f)");
+	return E2TRIM_ERR_JOURNAL;
 }
