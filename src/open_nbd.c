@@ -39,6 +39,12 @@ static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
 		return lib_fail(t, E2TRIM_ERR_NO_LIBNBD, "%s", why);
 	case NBD_OPEN_LOCKED:
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+	case NBD_OPEN_TMPDIR:
+		lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
+		lib_fix(t, E2TRIM_ERR_NBD_START, "set TMPDIR to a directory "
+			"that exists and may be written (or unset it for "
+			"/tmp), then run e2trim again");
+		return E2TRIM_ERR_NBD_START;
 	default:
 		return lib_fail(t, code, "%s", why);
 	}

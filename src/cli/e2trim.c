@@ -344,6 +344,7 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 		   errcode_t err)
 {
 	const struct e2trim_result *r = e2trim_result(t);
+	char msg[1024];
 
 	if (outcome_unsupported(ctl, err))
 		return;
@@ -358,8 +359,12 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 	case E2TRIM_ERR_INTERRUPTED:
 		report_partial(ctl, r, "interrupted");
 		break;
-	case E2TRIM_ERR_DISCARD:
 	case E2TRIM_ERR_DISCARD_UNSUPPORTED:
+		/* refused at the first request: the fix is another mode */
+		report_partial_fix(ctl, r, e2trim_detail(t),
+				   e2trim_message(t, err, msg, sizeof(msg)));
+		break;
+	case E2TRIM_ERR_DISCARD:
 	case E2TRIM_ERR_ZERO_FILL:
 		report_partial(ctl, r, e2trim_detail(t));
 		break;

@@ -176,18 +176,28 @@ static int read_server_stderr(const char *path, char *why, size_t len)
 	return locked;
 }
 
-/* A file for the server's stderr; @path gets its name.  0 or errno. */
-static errcode_t make_err_file(char *path, size_t len)
+/*
+ * A file for the server's stderr; @path gets its name.  0 or errno, and
+ * then @why says where it could not be made (a TMPDIR that is missing or
+ * read-only is not a lack of memory).
+ */
+static errcode_t make_err_file(char *path, size_t len, char *why,
+			       size_t why_len)
 {
 	const char *dir = getenv("TMPDIR");
-	int fd;
+	int fd, err;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
 	snprintf(path, len, "%s/e2trim-nbd.XXXXXX", dir);
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return errno;
+	if (fd < 0) {
+		err = errno;
+		snprintf(why, why_len, "cannot make a temporary file in %s%s "
+			 "for qemu-nbd's messages: %s", dir,
+			 getenv("TMPDIR") ? " (TMPDIR)" : "", strerror(err));
+		return err;
+	}
 	close(fd);
 	return 0;
 }
@@ -255,10 +265,10 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	} else if (split_image_path(path, &dir, &img)) {
 		return NBD_OPEN_NO_MEMORY;
 	}
-	if (make_err_file(errpath, sizeof(errpath))) {
+	if (make_err_file(errpath, sizeof(errpath), why, len)) {
 		free(dir);
 		free(img);
-		return NBD_OPEN_NO_MEMORY;
+		return NBD_OPEN_TMPDIR;
 	}
 	argv[n++] = (char *)"/bin/sh";
 	argv[n++] = (char *)"-c";
