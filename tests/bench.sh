@@ -266,7 +266,7 @@ zero_fill_section() {
 	local aged=$dir/$AGED frag=$dir/frag64g.img zeroed=$dir/$AGED.zeroed
 	local host todo
 	host=$(findmnt -n -o FSTYPE,OPTIONS -T "$dir" | awk '{ print $1 (index($2, "discard") ? ", -o discard" : "") }')
-	[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" "$AGED_MB" 1 >/dev/null
+	mkaged "$aged" "$AGED_MB" 1
 	todo=$("$E2TRIM" -n -v --zero-fill "$aged" | sed -n 's/.*: \(.*\) zeroed (dry run), \(.*\) already zero/\1 to zero, \2 zero/p')
 	header "--zero-fill beside zerofree: aged $AGED_MB MiB ext4, on $dir ($host) ($todo)"
 	ZF_TITLE="aged $AGED_MB MiB ($todo), on $dir ($host)"
@@ -321,12 +321,13 @@ fi
 
 echo "e2trim bench, $(date -u +%F), $(nproc) cores, kernel $(uname -r), e2trim $(git -C "$here/.." describe --always --dirty 2>/dev/null)"
 
-# 1. An aged ext4 (1 GiB): written full once, half the files deleted.
+# 1. An aged ext4 (1 GiB): written full once, half the files deleted
+# (tests/mkaged.sh, seed 1: the same image, so the same counts, each run).
 aged=$dir/$AGED
 if only aged; then
-	[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" "$AGED_MB" 1 >/dev/null
+	mkaged "$aged" "$AGED_MB" 1
 	AGED_EXTENTS=$("$E2TRIM" -n --list "$aged" | wc -l)
-	header "aged $AGED_MB MiB ext4 ($AGED_EXTENTS free extents)"
+	header "aged $AGED_MB MiB ext4 ($AGED_EXTENTS free extents; tests/mkaged.sh seed 1, sha256 $(sha256sum "$aged" | cut -c1-16))"
 	anchors aged "$aged"
 fi
 
@@ -339,7 +340,7 @@ multi_row() {	# NAME CMD (gets $L1..$L4)
 	for ((k = 0; k < n; k++)); do
 		req=0 disc=0 alloc=0
 		for i in 1 2 3 4; do
-			cp --sparse=always "$dir/aged256m-$i.img" "$dir/multi-$i.img"
+			cp --sparse=always "$dir/aged256m-$i-$AGED_TAG.img" "$dir/multi-$i.img"
 		done
 		sync
 		for i in 1 2 3 4; do
@@ -366,8 +367,7 @@ multi_row() {	# NAME CMD (gets $L1..$L4)
 multi_bench() {
 	local i
 	for i in 1 2 3 4; do
-		[ -f "$dir/aged256m-$i.img" ] ||
-			bash "$shared/mkaged.sh" "$dir/aged256m-$i.img" 256 "$i" >/dev/null
+		mkaged "$dir/aged256m-$i-$AGED_TAG.img" 256 "$i"
 	done
 	header "four aged 256 MiB ext4, four loop devices over distinct files"
 	REPEAT=3 multi_row "e2trim, one after another" '"$E2TRIM" -v $L1 $L2 $L3 $L4'
