@@ -90,7 +90,8 @@ for p in files:
     print("sif /%s ctime @%d" % (p, stamp))
 for p in sorted(r.sample(files, len(files) // 2)):
     print("rm /" + p)
-print("files", len(files), "kept", len(files) - len(files) // 2, file=sys.stderr)
+with open(os.path.join(os.path.dirname(src), "stats"), "w") as f:
+    print("files", len(files), "kept", len(files) - len(files) // 2, file=f)
 PY
 
 fill
@@ -98,3 +99,4 @@ mkfs -d "$tmp/src"
 debugfs -w -f "$tmp/rm.txt" "$img" >/dev/null 2>&1
 # what e2fsck finds (and must find nothing to fix)
 e2fsck -fn "$img" >/dev/null 2>&1
+cat "$tmp/stats"
