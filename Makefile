@@ -113,7 +113,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/bitmap_read.c src/bitmap_stream.c \
 	    $(addprefix src/verify/,range_read.c itable_read.c verify_ref.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
-		verify.c) \
+		verify_imap.c verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
 	    src/open_chain.c src/open_mmp.c \
 	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \

@@ -37,7 +37,6 @@
 
 #include "bitmap.h"
 #include "e2trim_int.h"
-#include "range_read.h"
 #include "verify.h"
 #include "verify_int.h"
 #include "walk.h"
@@ -52,7 +51,7 @@ static errcode_t walk(struct verify *v)
 	err = verify_ref_metadata(v);
 	if (!err)
 		err = verify_ref_inodes(v);
-	return err;
+	return verify_imap_end(v, err);
 }
 
 /*
@@ -72,95 +71,6 @@ static int bitmap_type(__u64 bits)
 						EXT2FS_BMAP64_RBTREE;
 }
 
-/*
- * The inode bitmap, read like ext2fs_read_inode_bitmap() would (an
- * INODE_UNINIT group with a valid descriptor is all zeros; every other
- * group's block is read and its checksum verified), but only the groups
- * that have a bitmap are copied in: libext2fs loads every group bit by
- * bit, which on a sparse map of a 15 TiB filesystem costs 0.3 s.  The
- * blocks are read as the inode tables are (range_read.c): one at a time,
- * the 16 384 bitmaps of a 2 TiB filesystem took seconds.
- */
-struct imap_read {
-	ext2_filsys fs;
-	dgrp_t prod, cons;	/* the next group to name, to copy in */
-};
-
-static int imap_on_disk(ext2_filsys fs, dgrp_t g)
-{
-	return !(ext2fs_has_group_desc_csum(fs) &&
-		 ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT) &&
-		 ext2fs_group_desc_csum_verify(fs, g));
-}
-
-static int imap_next(void *priv, blk64_t *blk, blk64_t *len)
-{
-	struct imap_read *ir = priv;
-
-	while (ir->prod < ir->fs->group_desc_count &&
-	       !imap_on_disk(ir->fs, ir->prod))
-		ir->prod++;
-	if (ir->prod >= ir->fs->group_desc_count)
-		return 1;
-	*blk = ext2fs_inode_bitmap_loc(ir->fs, ir->prod++);
-	*len = 1;
-	return 0;
-}
-
-static errcode_t imap_data(void *priv, blk64_t blk, blk64_t len,
-			   const unsigned char *buf)
-{
-	struct imap_read *ir = priv;
-	ext2_filsys fs = ir->fs;
-	__u32 ipg = EXT2_INODES_PER_GROUP(fs->super);
-	errcode_t err = 0;
-
-	for (; len && !err; len--, blk++, buf += fs->blocksize) {
-		while (!imap_on_disk(fs, ir->cons))	/* imap_next() named one */
-			ir->cons++;
-		if (blk != ext2fs_inode_bitmap_loc(fs, ir->cons))
-			return EXT2_ET_INVALID_ARGUMENT;	/* never seen */
-		if (!ext2fs_inode_bitmap_csum_verify(fs, ir->cons, (void *)buf,
-						     ipg / 8))
-			err = EXT2_ET_INODE_BITMAP_CSUM_INVALID;
-		else
-			err = ext2fs_set_inode_bitmap_range2(fs->inode_map,
-				(__u64)ir->cons * ipg + 1, ipg, (void *)buf);
-		ir->cons++;
-	}
-	return err;
-}
-
-static errcode_t read_inode_map(struct verify *v)
-{
-	static const struct range_read_ops ops = { imap_next, imap_data };
-	ext2_filsys fs = v->fs;
-	struct imap_read ir = { fs, 0, 0 };
-	struct group_tables gt;
-	errcode_t err;
-	dgrp_t g;
-
-	err = ext2fs_allocate_inode_bitmap(fs, "inodes in use", &fs->inode_map);
-	/* block 0: no bitmap (first_data_block is 0 or 1) */
-	for_each_group_tables(fs, g, &gt) {
-		if (err)
-			break;
-		if (imap_on_disk(fs, g) &&
-		    !(gt.inode_bitmap && blocks_in_fs(fs, gt.inode_bitmap, 1)))
-			err = EXT2_ET_INODE_BITMAP_READ;
-	}
-	if (!err)
-		err = range_read(fs, v->fd, v->offset_bytes, &ops, &ir);
-	if (err && err != EXT2_ET_INODE_BITMAP_CSUM_INVALID &&
-	    err != EXT2_ET_NO_MEMORY && err != EXT2_ET_INVALID_ARGUMENT)
-		err = EXT2_ET_INODE_BITMAP_READ;
-	if (err && fs->inode_map) {
-		ext2fs_free_inode_bitmap(fs->inode_map);
-		fs->inode_map = NULL;
-	}
-	return err;
-}
-
 static errcode_t setup(struct verify *v)
 {
 	ext2_filsys fs = v->fs;
@@ -174,7 +84,7 @@ static errcode_t setup(struct verify *v)
 	fs->default_bitmap_type = bitmap_type(fs->super->s_inodes_count);
 	if (!err && !fs->inode_map) {
 		v->own_inode_map = 1;
-		err = read_inode_map(v);
+		err = verify_imap_begin(v);	/* read with the tables */
 	}
 	fs->default_bitmap_type = saved_type;
 	v->inode_size = EXT2_INODE_SIZE(fs->super);
