@@ -66,16 +66,29 @@ void lib_fix(struct e2trim *t, errcode_t code, const char *fmt, ...)
 }
 
 /*
+ * A name holding a control byte: messages show it as \xHH (errors.c), so
+ * no command with it in could be copied from one and run as it stands.
+ */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/*
  * The name e2fsck reads this filesystem by, shell-quoted: the path as
  * given, "path?offset=N" (libext2fs's spelling, which e2fsck takes) for
  * a partition or an offset into an image.  0 when e2fsck cannot read it
- * at all: a VM image, an NBD URI, an RBD image.
+ * at all (a VM image, an NBD URI, an RBD image), or when the name holds
+ * a control byte.
  */
 int lib_fsck_name(const struct e2trim *t, char *buf, size_t len)
 {
 	char name[DETAIL_LEN / 2];
 
-	if (!t || !t->path || t->nbd || t->rbd)
+	if (!t || !t->path || t->nbd || t->rbd || has_control(t->path))
 		return 0;
 	if (t->offset_bytes)
 		snprintf(name, sizeof(name), "%s?offset=%llu", t->path,
@@ -115,7 +128,7 @@ static const char *spelled(const struct e2trim *t, errcode_t code,
 
 	/* only "run e2fsck ... first": the others ask a person to look */
 	if (!*table || strncmp(table, "run e2fsck", 10) ||
-	    !strstr(table, "first"))
+	    !strstr(table, "first") || (t->path && has_control(t->path)))
 		return table;
 	if (code == E2TRIM_ERR_JOURNAL && t->path && !t->nbd && !t->rbd &&
 	    t->offset_bytes && t->size_bytes)
