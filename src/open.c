@@ -111,8 +111,12 @@ static errcode_t can_punch(struct e2trim *t)
 	if (t->is_blkdev || t->nbd || !t->on_ramfs ||
 	    (t->opt.mode != E2TRIM_DISCARD && t->opt.mode != E2TRIM_ZEROOUT))
 		return 0;
-	return lib_fail(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "on ramfs, which "
-			"cannot punch holes; --zero-fill writes zeroes there");
+	lib_fail(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "on ramfs, which cannot "
+		 "punch holes");
+	lib_fix(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "run e2trim again with "
+		"--zero-fill, which writes zeroes over the free space that is "
+		"not zero already");
+	return E2TRIM_ERR_DISCARD_UNSUPPORTED;
 }
 
 static errcode_t open_device(struct e2trim *t)
