@@ -23,7 +23,7 @@ pid=$(cat "$T/nbd.pid")
 PIDS+=("$pid")
 run_e2trim -v "$img"
 assert_rc 26 "a raw image that qemu-nbd holds"
-assert_grep "open in another program (qemu.s image lock) (held by qemu-nbd, pid $pid)" "$ERR" "26 names the holder"
+assert_grep "open in another program (qemu.s image lock, or an RBD image.s watchers and locks) (held by qemu-nbd, pid $pid)" "$ERR" "26 names the holder"
 run_e2trim -n "$img"
 assert_rc 26 "dry run of a raw image that qemu-nbd holds"
 run_e2trim --zero-fill "$img"
