@@ -24,6 +24,7 @@ for p in ceph-mon ceph-osd ceph rbd qemu-nbd qemu-img; do
 done
 
 D=$(mktemp -d /tmp/e2trim-ceph.XXXXXX)
+# shellcheck disable=SC2317  # called by the trap
 stop_cluster() { bash "$here/cluster.sh" stop "$D/c"; rm -rf "$D"; }
 trap stop_cluster EXIT
 start=$(date +%s%N)

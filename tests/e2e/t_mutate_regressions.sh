@@ -53,6 +53,7 @@ done
 
 # The judge on a program that refuses everything with an e2trim-style
 # message: the control case must fail it (refused_control, exit 1).
+# shellcheck disable=SC2016  # the $1 is the fake program's own
 printf '#!/bin/sh\necho "e2trim: $1: block bitmap marks in-use blocks free; run e2fsck -f" >&2\nexit 19\n' \
 	>"$T/refuse-all"
 chmod +x "$T/refuse-all"
