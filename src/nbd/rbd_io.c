@@ -14,9 +14,11 @@
  * process dies hard, the lock dies with its watch and the next client
  * that asks breaks it.
  *
- * A dry run opens the image read-only (rbd_open_read_only): no watch,
- * no lock, no object map opened for writing, nothing of the image's
- * objects changed.
+ * Every run opens the image read-only first (rbd_open_read_only): no
+ * watch, no lock, no object map opened for writing, nothing of the
+ * image's objects changed, so that a refusal changes nothing.  A real
+ * run that passed every check reopens it read-write (rbd_io_reopen())
+ * and takes the lock before the checks run again and the first discard.
  *
  * As nbd_io.c does for a connection, the io manager is opened by name
  * ("rbd-io:0x...") and the handle carries a magic number: nothing global.
@@ -106,6 +108,22 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 		return RBD_IO_FAILED;
 	}
 	io->locked = 1;
+	return RBD_IO_OK;
+}
+
+enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
+			       char *why, size_t len)
+{
+	errcode_t err;
+
+	if (!io->read_only)
+		return RBD_IO_OK;
+	/* the same handle: libext2fs's channel keeps reading through it */
+	err = rbd_dl_io_open(io->d, rbd_spec_name(s), 0);
+	if (err)
+		return io_fail(err, why, len, "cannot open for writing",
+			       rbd_spec_name(s));
+	io->read_only = 0;
 	return RBD_IO_OK;
 }
 
