@@ -13,9 +13,11 @@
  *  - every run opens it read-only first, and every gate and check (and
  *    verification) runs there: a refusal, like a dry run, writes nothing
  *    of the image (no header, no object map, no lock);
- *  - a real run that passed them reopens it read-write and takes the
- *    exclusive lock in the mode that is not handed over (rbd_io.c) at
- *    the stage boundary qemu-nbd's reopen used (open_nbd_writable());
+ *  - a real run that passed them checks that no client wrote the image
+ *    since (its header object's version, rbd_io.c), reopens it
+ *    read-write and takes the exclusive lock in the mode that is not
+ *    handed over (rbd_io.c) at the stage boundary qemu-nbd's reopen
+ *    used (open_nbd_writable());
  *    then e2trim must be its only client, the superblock and the group
  *    descriptors must read as at the first pass (a writer that came and
  *    went meanwhile is refused, 26), and the checks and verification run

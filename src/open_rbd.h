@@ -15,10 +15,11 @@
 errcode_t open_rbd(struct e2trim *t);
 
 /*
- * A real run whose checks all passed: the image reopened read-write,
- * its exclusive lock taken and kept until open_rbd_close(), nobody else
- * with it open, and its superblock and descriptors as the checks read
- * them (else 26).  0 for no RBD image or a snapshot.
+ * A real run whose checks all passed: no client wrote the image since
+ * it was opened (its header object's version), then the image reopened
+ * read-write, its exclusive lock taken and kept until open_rbd_close(),
+ * nobody else with it open, and its superblock and descriptors as the
+ * checks read them (else 26).  0 for no RBD image or a snapshot.
  */
 errcode_t open_rbd_writable(struct e2trim *t);
 
