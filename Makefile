@@ -7,7 +7,9 @@
 #                   kind of target, RBD included (root; starts a Ceph cluster)
 #   make check-layers  src/README.md's layer rule over the code
 #   make check-conventions  src/README.md's return convention (errcode_t)
-#   make check SANITIZE=1   the same under ASan + UBSan
+#   make check SANITIZE=1   the same under ASan + UBSan (the tests that
+#                   run the build)
+#   E2E_JOBS=N      end-to-end tests side by side (default: the cores)
 #   make valgrind   end-to-end tests under valgrind
 #   make bench      e2trim beside fstrim and e2fsck -E discard, --zero-fill
 #                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
@@ -98,7 +100,7 @@ DEPFLAGS = -MMD -MP
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/run_cmd_many.c \
-	    src/kept_buf.c src/errors.c src/options.c \
+	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/errors.c src/fix.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
@@ -111,9 +113,9 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/bitmap_read.c src/bitmap_stream.c \
 	    $(addprefix src/verify/,range_read.c itable_read.c verify_ref.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
-		verify.c) \
+		verify_imap.c verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
-	    src/open_chain.c \
+	    src/open_chain.c src/open_mmp.c \
 	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \
 	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
 ERR_C := $(B)/e2trim_err.c
@@ -123,7 +125,7 @@ CLI_SRCS := src/cli/fsck.c src/cli/report.c src/cli/size.c src/cli/warn.c \
 	    src/cli/output.c src/cli/json.c src/cli/jobs.c \
 	    src/cli/job_list.c src/cli/jobs_parts.c src/cli/jobs_run.c \
 	    src/cli/progress.c src/cli/histogram.c src/cli/test_hooks.c \
-	    src/cli/outcome.c src/cli/lib_opts.c
+	    src/cli/outcome.c src/cli/lib_opts.c src/cli/usage.c
 CLI_OBJS := $(CLI_SRCS:src/%.c=$(B)/%.o)
 SO_VERSION := 1
 LIB_A := $(B)/libe2trim.a
@@ -138,7 +140,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_apply_error test_api test_rbd_name
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-contract check-contract-local check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
+.PHONY: all deps demo check check-contract check-contract-local build-all fuzz-build check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
@@ -254,13 +256,22 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@E2TRIM=$(BIN) bash tests/demo.sh
 
+# With SANITIZE=1 only what runs the sanitized build: the unit tests and
+# the end-to-end tests that do not say "# e2e: no-sanitize" (run.sh).  The
+# layer, convention and ABI checks read the sources and the plain build's
+# library, the same either way.
+ifeq ($(SANITIZE),1)
+CHECK_PARTS := check-unit check-e2e
+else
+CHECK_PARTS := check-layers check-conventions check-unit check-abi check-e2e \
+	       check-contract-local
+endif
 check: deps
-	@$(MAKE) --no-print-directory check-layers check-conventions check-unit \
-		check-abi check-e2e check-contract-local
+	@$(MAKE) --no-print-directory $(CHECK_PARTS)
 
 # The target contract (src/target/README.md): every scenario of
 # tests/contract/ over every kind of target.  `make check` runs the kinds
-# that need no Ceph (check-contract-local, ~3 min), `make check-ceph` the
+# that need no Ceph (check-contract-local), `make check-ceph` the
 # RBD kinds inside its own cluster (tests/ceph/run.sh), so that CI starts
 # one cluster; check-contract runs them all at once, starting one.
 check-contract: deps-ceph $(BIN)
@@ -268,6 +279,11 @@ check-contract: deps-ceph $(BIN)
 
 check-contract-local: $(BIN)
 	@E2TRIM=$(CURDIR)/$(BIN) CONTRACT_KINDS=local bash tests/contract/run.sh
+
+# Everything make check runs, built (with -j2), and nothing run: .ci/run
+# builds first, and builds the sanitized one while other phases run.
+build-all: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 
 # src/README.md's layer rule: no include or call up a layer, no circle
 check-layers:
@@ -293,7 +309,9 @@ check-unit: $(UNIT_BINS)
 		elif [ $$rc != 0 ]; then echo "FAIL $$t (exit $$rc)"; exit 1; fi; \
 	done
 
-check-e2e: $(BIN)
+# E2E_JOBS tests side by side (the number of cores); `make install` in
+# some of them needs every library built first.
+check-e2e: all
 	@E2TRIM=$(CURDIR)/$(BIN) bash tests/e2e/run.sh
 
 # lax-ioctls: libext2fs's mount check asks loop devices LOOP_GET_STATUS64,
@@ -349,6 +367,11 @@ $(FB)/fuzz_image_format: tests/fuzz/fuzz_image_format.c $(FUZZ_OBJS) | $(FB)
 
 $(FB):
 	mkdir -p $@
+
+# every fuzz target built, none run (.ci/run builds them while Ceph runs)
+fuzz-build: deps
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FB)/%) \
+		$(FB)/fuzz_partition $(FB)/fuzz_image_format
 
 # FUZZ_SECONDS each, the partition readers too; .ci/run's smoke is
 # FUZZ_SECONDS=20

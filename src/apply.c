@@ -276,11 +276,15 @@ static errcode_t trim_mode_of(enum e2trim_mode m, enum trim_mode *out)
 static errcode_t rbd_target(struct e2trim *t, struct target *tg,
 			    enum trim_mode mode)
 {
+	/* known and empty (a fresh clone): it holds nothing of its own */
+	static const uint64_t none[1][2];
 	const uint64_t (*map)[2] = NULL;
 	size_t n = 0;
 
 	if (!open_rbd_data_map(t, &map, &n))
 		map = NULL;
+	else if (!map)
+		map = none;
 	return target_rbd_init(tg, t->rbd_io, t->cluster_bytes, map, n, mode);
 }
 
@@ -361,6 +365,33 @@ static errcode_t rbd_lost(struct e2trim *t, const struct target *tg)
 	return E2TRIM_ERR_DISCARD;
 }
 
+/*
+ * The first request was refused as a kind the target does not do: the
+ * fix is another mode, the one that works on what it is.  An image on a
+ * host filesystem that cannot punch holes (ramfs) takes --zero-fill,
+ * which writes zeroes only over free space that is not zero already.
+ */
+static errcode_t unsupported_fix(struct e2trim *t, int mode)
+{
+	const errcode_t code = E2TRIM_ERR_DISCARD_UNSUPPORTED;
+
+	if (mode == TRIM_SECURE)
+		lib_fix(t, code, "it cannot discard securely; run e2trim "
+			"again without --secure");
+	else if (mode == TRIM_ZEROOUT)
+		lib_fix(t, code, "it cannot zero out; run e2trim again "
+			"without --zeroout");
+	else if (!t->is_blkdev && !t->nbd && !t->rbd)
+		lib_fix(t, code, "the filesystem that holds the image cannot "
+			"punch holes (ramfs does not); run e2trim again with "
+			"--zero-fill, which writes zeroes over the free space "
+			"that is not zero already");
+	else
+		lib_fix(t, code, "it cannot discard; run e2trim again with "
+			"--zeroout to write zeroes instead");
+	return code;
+}
+
 /* A run that stopped before the end: why, in the table's terms. */
 static errcode_t stopped(struct e2trim *t, const struct target *tg)
 {
@@ -381,7 +412,7 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 	if (tg->mode == TRIM_ZERO_FILL)
 		return E2TRIM_ERR_ZERO_FILL;
 	if (tg->error == EOPNOTSUPP && tg->stats.requests == 0)
-		return E2TRIM_ERR_DISCARD_UNSUPPORTED;
+		return unsupported_fix(t, tg->mode);
 	return E2TRIM_ERR_DISCARD;
 }
 

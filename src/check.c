@@ -122,7 +122,7 @@ static errcode_t open_bitmap(struct e2trim *t)
 	dgrp_t g = 0;
 	errcode_t err;
 
-	err = bitmap_stream_open(t->fs, t->fd, t->offset_bytes, &t->stream);
+	err = bitmap_stream_open(t->fs, lib_read_fd(t), t->offset_bytes, &t->stream);
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_BITMAP_READ, err, NULL);
 	err = bitmap_stream_check(t->stream, KEEP_RUNS_MAX, &g);

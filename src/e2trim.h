@@ -136,7 +136,7 @@ enum e2trim_exit {
 	E2TRIM_EXIT_ALL_FAILED = 32,	/* every one failed or was refused */
 	E2TRIM_EXIT_SOME_FAILED = 64,	/* some failed or were refused */
 	/* as shells say 128 + SIGINT: nothing fstrim or e2fsck exits with */
-	E2TRIM_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT or SIGTERM */
+	E2TRIM_EXIT_INTERRUPTED = 130,	/* stopped by SIGINT, SIGTERM or SIGHUP */
 };
 
 /* How the space is given back. */
@@ -546,7 +546,17 @@ errcode_t e2trim_partitions(struct e2trim *t, const char *path,
 const struct e2trim_partition *e2trim_partition(const struct e2trim *t,
 						unsigned int i);
 
-/* Close everything (releasing MMP, writing no metadata) and free @t. */
+/*
+ * Close everything (releasing MMP, writing no metadata) and free @t.
+ *
+ * fork(): a handle belongs to the process that opened it.  A child may
+ * call nothing on its copy but e2trim_free() (or simply exit), which
+ * frees only the child's own copies (memory, descriptors): MMP, which
+ * the parent holds in the filesystem's MMP block, and an NBD connection
+ * and the qemu-nbd server it started stay the parent's, released by the
+ * parent's e2trim_free() alone.  qemu's image locks and the loop devices'
+ * O_EXCL hold go with the open file, which the parent keeps open.
+ */
 void e2trim_free(struct e2trim *t);
 
 #ifdef __cplusplus

@@ -45,6 +45,7 @@ struct e2trim {
 	struct bitmap_stream *stream;	/* its block bitmap, group by group */
 	int fd;				/* our own: O_EXCL on a block device */
 	int is_blkdev;
+	int on_ramfs;			/* an image file there: ramfs_io.c */
 	uint64_t size_bytes;		/* of the device, image or partition */
 	uint64_t offset_bytes;		/* where the filesystem starts */
 	char io_options[40];		/* "offset=N" for libext2fs, or empty */
@@ -86,6 +87,8 @@ struct e2trim {
 	char warnings[MAX_WARNINGS][256];	/* see e2trim_warning() */
 	unsigned int nwarnings;
 	const volatile sig_atomic_t *cancel;
+	pid_t mmp_pid;			/* the process that took MMP: only it
+					   releases it (fork, see e2trim.h) */
 	struct e2trim_result res;
 	struct timespec opened;		/* when e2trim_open() began: seconds */
 	struct e2trim_histogram hist;	/* of the last plan walk */
@@ -96,6 +99,8 @@ struct e2trim {
 	unsigned int nparts;
 	errcode_t cause;		/* the library's or errno underneath */
 	char detail[DETAIL_LEN];	/* particulars of the last error */
+	char fix[DETAIL_LEN];		/* its fix spelled for this target */
+	errcode_t fix_code;		/* the code @fix is for */
 };
 
 /*
@@ -114,6 +119,27 @@ errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 errcode_t lib_fail_cause(struct e2trim *t, errcode_t code, errcode_t cause,
 			 const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * The fix of @code spelled for this target (fix.c), @table being the
+ * table's (e2trim_error_fix(), E2TRIM_FIX_COMMAND): lib_fix() words it
+ * (printf-style, a command that works as it stands between backquotes,
+ * see src/README.md), lib_keep_fix() spells the table's before the open
+ * that failed forgets the target, lib_fix_for() gives what to print
+ * (@buf, the kept fix, or the table's).  lib_fail() forgets it.
+ */
+void lib_fix(struct e2trim *t, errcode_t code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lib_keep_fix(struct e2trim *t, errcode_t code, const char *table);
+const char *lib_fix_for(const struct e2trim *t, errcode_t code,
+			const char *table, char *buf, size_t len);
+/*
+ * @s as one shell word into @buf (quoted only when it must be), and the
+ * name e2fsck reads the target by, quoted: 0 when e2fsck cannot read it
+ * (a VM image, an NBD URI, an RBD image).
+ */
+const char *lib_shell_quote(const char *s, char *buf, size_t len);
+int lib_fsck_name(const struct e2trim *t, char *buf, size_t len);
 
 /*
  * A gate that --force let pass (@code), with its particulars; or a
@@ -139,6 +165,16 @@ void lib_progress(struct e2trim *t, enum e2trim_stage stage, uint64_t done,
  * lib_interrupted() records it (the result's interrupted bit) and
  * returns it.
  */
+/*
+ * The descriptor the fast readers (bitmap_read.c, range_read.c) may read
+ * the filesystem through, or -1: everything through libext2fs.  On ramfs
+ * a read fills a hole for good; only ramfs_io.c reads there.
+ */
+static inline int lib_read_fd(const struct e2trim *t)
+{
+	return t->on_ramfs ? -1 : t->fd;
+}
+
 static inline int lib_cancelled(const struct e2trim *t)
 {
 	return t->cancel && *t->cancel;

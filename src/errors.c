@@ -213,6 +213,7 @@ errcode_t lib_fail(struct e2trim *t, errcode_t code, const char *fmt, ...)
 
 	t->cause = 0;
 	t->detail[0] = '\0';
+	t->fix[0] = '\0';
 	if (fmt) {
 		va_start(ap, fmt);
 		text_vprintf(t->detail, sizeof(t->detail), fmt, ap);
@@ -362,6 +363,8 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 	const struct code_exit *ce = lookup(code);
 	const char *text = our_text(code), *fix;
 	const char *detail = t ? t->detail : "";
+	char spelled[DETAIL_LEN];
+	int what;
 
 	if (!buf || !len)
 		return "";
@@ -374,18 +377,20 @@ const char *e2trim_message(const struct e2trim *t, errcode_t code, char *buf,
 		return buf;
 	}
 	fix = command_fix(text);
+	what = fix ? (int)(fix - 2 - text) : (int)strlen(text);
 	if (fix)
-		fix -= 2;	/* with its "; " */
-	if (!*detail)
-		snprintf(buf, len, "%s", text);
-	else if (ce && (ce->flags & DETAIL_ALONE))
+		fix = lib_fix_for(t, code, fix, spelled, sizeof(spelled));
+	if (ce && (ce->flags & DETAIL_ALONE) && *detail)
 		snprintf(buf, len, "%s", detail);
-	else if (ce && (ce->flags & DETAIL_LEADS))
-		snprintf(buf, len, "%s%s", detail, fix ? fix : "");
+	else if (ce && (ce->flags & DETAIL_LEADS) && *detail)
+		snprintf(buf, len, "%s%s%s", detail, fix ? "; " : "",
+			 fix ? fix : "");
+	else if (*detail)
+		snprintf(buf, len, "%.*s (%s)%s%s", what, text, detail,
+			 fix ? "; " : "", fix ? fix : "");
 	else
-		snprintf(buf, len, "%.*s (%s)%s",
-			 (int)(fix ? fix - text : (long)strlen(text)), text,
-			 detail, fix ? fix : "");
+		snprintf(buf, len, "%.*s%s%s", what, text, fix ? "; " : "",
+			 fix ? fix : "");
 	return buf;
 }
 

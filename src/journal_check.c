@@ -173,29 +173,53 @@ static void uuid_text(const __u8 *u, char *buf, size_t len)
 static pthread_mutex_t blkid_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * The device holding @uuid, or NULL.  libblkid's shared cache believes a
- * device it has verified within the last 200 s (BLKID_PROBE_INTERVAL)
- * unless the device node changed, and a loop device re-attached to
- * another image keeps its node: a journal device that has just taken the
- * place of another is then not found.  On a miss, every device is probed
- * afresh in a cache of its own (no file behind it).  A device found
- * either way is read and its UUID compared before it is believed.
+ * The device holding @uuid, or NULL: @fresh 0 looks it up as e2fsck does
+ * (blkid_get_devname() in libblkid's default cache, e2fsck_get_journal());
+ * @fresh 1 probes every device afresh in a cache of its own (no file
+ * behind it).  The default cache believes a device it has verified within
+ * the last 200 s (BLKID_PROBE_INTERVAL) unless the device node changed,
+ * and a loop device re-attached to another image keeps its node: it can
+ * name a device that now holds another journal, or none.  The caller reads
+ * the device's UUID before it believes it, and asks again afresh.
  */
-static char *find_uuid(const char *uuid)
+static char *find_uuid(const char *uuid, int fresh)
 {
 	blkid_cache cache;
-	char *dev;
+	char *dev = NULL;
 
 	/* libblkid's cache file is shared: one lookup at a time */
 	pthread_mutex_lock(&blkid_lock);
-	dev = blkid_evaluate_tag("UUID", uuid, NULL);
-	if (!dev && !blkid_get_cache(&cache, "/dev/null")) {
-		if (!blkid_probe_all(cache))
+	if (!blkid_get_cache(&cache, fresh ? "/dev/null" : NULL)) {
+		if (!fresh || !blkid_probe_all(cache))
 			dev = blkid_get_devname(cache, "UUID", uuid);
 		blkid_put_cache(cache);
 	}
 	pthread_mutex_unlock(&blkid_lock);
 	return dev;
+}
+
+/*
+ * @dev's ext2 superblock into @esb: 0 when it is a journal device with
+ * @uuid, else EXT2_ET_LOAD_EXT_JOURNAL.  Its fd in @fdp.
+ */
+static errcode_t open_journal_dev(char *dev, const __u8 *uuid,
+				  struct ext2_super_block *esb, int *fdp)
+{
+	int fd = dev ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
+
+	free(dev);
+	*fdp = fd;
+	if (fd < 0)
+		return EXT2_ET_LOAD_EXT_JOURNAL;
+	if (pread(fd, esb, sizeof(*esb), SUPERBLOCK_OFFSET) != sizeof(*esb) ||
+	    esb->s_magic != EXT2_SUPER_MAGIC ||
+	    !(esb->s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) ||
+	    memcmp(esb->s_uuid, uuid, 16)) {
+		close(fd);
+		*fdp = -1;
+		return EXT2_ET_LOAD_EXT_JOURNAL;
+	}
+	return 0;
 }
 
 /*
@@ -210,25 +234,19 @@ static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb,
 {
 	struct ext2_super_block esb;
 	unsigned int bs = fs->blocksize;
-	char uuid[40], *dev;
-	errcode_t err = 0;
+	char uuid[40];
+	errcode_t err;
 	int fd;
 
 	uuid_text(fs->super->s_journal_uuid, uuid, sizeof(uuid));
-	dev = find_uuid(uuid);
-	if (!dev)
-		return EXT2_ET_LOAD_EXT_JOURNAL;
-	fd = open(dev, O_RDONLY | O_CLOEXEC);
-	free(dev);
-	if (fd < 0)
-		return EXT2_ET_LOAD_EXT_JOURNAL;
-	if (pread(fd, &esb, sizeof(esb), SUPERBLOCK_OFFSET) != sizeof(esb) ||
-	    esb.s_magic != EXT2_SUPER_MAGIC ||
-	    !(esb.s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) ||
-	    memcmp(esb.s_uuid, fs->super->s_journal_uuid, 16))
-		err = EXT2_ET_LOAD_EXT_JOURNAL;
+	/* e2fsck's lookup; a stale or missing answer: every device afresh */
+	err = open_journal_dev(find_uuid(uuid, 0), fs->super->s_journal_uuid,
+			       &esb, &fd);
 	if (err)
-		goto out;
+		err = open_journal_dev(find_uuid(uuid, 1),
+				       fs->super->s_journal_uuid, &esb, &fd);
+	if (err)
+		return err;
 	/* e2fsck caps the length at 2^32 - 1 blocks */
 	*total_len = ext2fs_blocks_count(&esb);
 	if (*total_len > 0xffffffffULL)
@@ -237,14 +255,14 @@ static errcode_t read_external_jsb(ext2_filsys fs, unsigned char *jsb,
 	if (pread(fd, jsb, JSB_SIZE, (off_t)bs * ext2fs_journal_sb_start(bs)) !=
 	    JSB_SIZE)
 		err = EXT2_ET_SHORT_READ;
-out:
 	close(fd);
 	return err;
 }
 
 /*
  * The superblock of the journal e2fsck_get_journal() loads into @jsb and
- * its length: 0, or 1 with @why saying why it cannot be checked.
+ * its length: 0, or 1 with @why saying why it cannot be checked (2: the
+ * external journal was not found).
  */
 static int chosen_jsb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
 		      char *why, size_t len)
@@ -259,11 +277,10 @@ static int chosen_jsb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
 	if (err == EXT2_ET_LOAD_EXT_JOURNAL) {
 		/* e2fsck stops: "Can't find external journal" */
 		uuid_text(sb->s_journal_uuid, uuid, sizeof(uuid));
-		snprintf(why, len, "external journal UUID=%s not found%s; "
-			 "attach it so its log can be checked", uuid,
-			 sb->s_journal_inum ? " (e2fsck uses it, not inode "
-			 "s_journal_inum, when the UUID is set)" : "");
-		return 1;
+		snprintf(why, len, "external journal UUID=%s not found%s",
+			 uuid, sb->s_journal_inum ? " (e2fsck uses it, not "
+			 "inode s_journal_inum, when the UUID is set)" : "");
+		return 2;
 	}
 	if (err) {
 		snprintf(why, len, "cannot read the journal superblock: %s",
@@ -281,6 +298,7 @@ errcode_t journal_check(struct e2trim *t)
 	const char *why = NULL;
 	blk64_t total_len = 0;
 	char detail[384];
+	int missing = 0;
 
 	if (!ext2fs_has_feature_journal(sb)) {
 		/* e2fsck asks whether to clear such leftovers */
@@ -294,7 +312,8 @@ errcode_t journal_check(struct e2trim *t)
 		why = "has_journal is set but no journal is named";
 		goto out;
 	}
-	if (chosen_jsb(fs, jsb, &total_len, detail, sizeof(detail))) {
+	missing = chosen_jsb(fs, jsb, &total_len, detail, sizeof(detail));
+	if (missing) {
 		why = detail;
 	} else if (!(why = jsb_unusable(jsb, fs->blocksize, total_len)) &&
 		   jsb32(jsb, JSB_START)) {
@@ -313,8 +332,20 @@ errcode_t journal_check(struct e2trim *t)
 out:
 	if (!why)
 		return 0;
-	if (!t->opt.force)
-		return lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
-	lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
-	return 0;
+	if (t->opt.force) {
+		lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
+		return 0;
+	}
+	lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
+	/*
+	 * Not found, the journal cannot be replayed either (e2fsck stops
+	 * too): the one fix is the device.  Which one, and whether it still
+	 * exists, is for a person.
+	 */
+	if (missing == 2)
+		lib_fix(t, E2TRIM_ERR_JOURNAL, "attach the journal device "
+			"with that UUID, then run e2trim again (if it is lost "
+			"for good: tune2fs -f -O ^has_journal drops the "
+			"journal and its log, then e2fsck -f)");
+	return E2TRIM_ERR_JOURNAL;
 }

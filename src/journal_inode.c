@@ -13,10 +13,9 @@
  * the backup over the inode; with no usable backup it deletes the journal.  So a damaged inode
  * can hide a log that e2fsck replays over blocks the bitmap calls free.
  * e2trim does not rebuild the journal from the backup: where the inode
- * fails e2fsck's checks, or its block map differs from the backup (which
- * e2fsck would rewrite), it refuses and names e2fsck.  On a clean
- * filesystem the inode passes and matches its backup, and the journal
- * superblock is read through it, as before.
+ * fails e2fsck's checks, it refuses and names e2fsck.  Where the inode
+ * passes, e2fsck uses it and only refreshes a backup that differs; so
+ * does e2trim (the journal superblock is read through the inode).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -223,13 +222,13 @@ int journal_inode_sb(ext2_filsys fs, unsigned char *jsb, blk64_t *total_len,
 	if (bad)
 		return refuse(why, len, "journal inode %u %s; %s", ino, bad,
 			      instead(sb));
-	/* e2fsck_move_ext3_journal() compares the block map alone */
-	if (sb->s_jnl_backup_type == EXT3_JNL_BACKUP_BLOCKS &&
-	    memcmp(inode.i_block, sb->s_jnl_blocks, sizeof(inode.i_block)))
-		return refuse(why, len, "journal inode %u's block map differs "
-			      "from its backup in the superblock "
-			      "(s_jnl_blocks), which e2fsck would rewrite",
-			      ino);
+	/*
+	 * The inode passes: e2fsck loads the journal through it, whatever
+	 * the backup says.  A backup that differs (tune2fs -I moves the
+	 * journal and leaves s_jnl_blocks as it was) is only rewritten from
+	 * the inode by e2fsck_move_ext3_journal(); it is the inode that
+	 * counts, and its blocks that verification keeps.
+	 */
 	*total_len = EXT2_I_SIZE(&inode) / fs->blocksize;
 	err = read_first_block(fs, &inode, jsb);
 	if (err)

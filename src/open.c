@@ -26,12 +26,14 @@
 #include "nbd_io.h"
 #include "open.h"
 #include "open_hold.h"
+#include "open_mmp.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "image_rbd.h"
 #include "rbd_io.h"
 #include "open_table.h"
 #include "partition.h"
+#include "ramfs_io.h"
 
 /*
  * A directory given as the target: most likely the mount point of the
@@ -69,19 +71,59 @@ static errcode_t check_not_mounted(struct e2trim *t)
 	err = hold_mount_check(t->path, &flags, mtpt, sizeof(mtpt));
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_MOUNT_CHECK, err, NULL);
+	/* libext2fs flags swap MOUNTED too: swap first, or it is never said */
+	if (flags & EXT2_MF_SWAP)
+		return open_swap_refusal(t, t->path);
 	if (flags & EXT2_MF_MOUNTED)
 		return lib_fail(t, E2TRIM_ERR_MOUNTED, "mounted on %s", mtpt);
-	if (flags & EXT2_MF_SWAP)
-		return lib_fail(t, E2TRIM_ERR_SWAP, "in use as swap");
 	if (flags & EXT2_MF_BUSY)
 		return lib_fail(t, E2TRIM_ERR_BUSY, "busy");
 	return 0;
+}
+
+/*
+ * What the real run would meet at its first request, asked now, the
+ * same for a dry run (which opens read-only) and without changing
+ * anything (issue 34).  A block device set read-only (losetup -r,
+ * blockdev --setro, a write-protected disk) takes no discard nor write
+ * (EPERM).
+ */
+static errcode_t can_write(struct e2trim *t)
+{
+	int ro = 0;
+
+	if (t->is_blkdev && !ioctl(t->fd, BLKROGET, &ro) && ro)
+		return lib_fail_cause(t, E2TRIM_ERR_OPEN, EROFS,
+				      "the device is read-only (losetup -r, "
+				      "blockdev --setro, or write-protected)");
+	return 0;
+}
+
+/*
+ * A raw image file on ramfs, which has no fallocate() at all, cannot
+ * have holes punched (nor zeroed by --zeroout); --zero-fill writes.  A
+ * host that refuses a punch for another reason is known only at the
+ * real run's first punch (nothing punched before it): probing with a
+ * punch would change the file's times.  A VM image is qemu's to write.
+ */
+static errcode_t can_punch(struct e2trim *t)
+{
+	if (t->is_blkdev || t->nbd || !t->on_ramfs ||
+	    (t->opt.mode != E2TRIM_DISCARD && t->opt.mode != E2TRIM_ZEROOUT))
+		return 0;
+	lib_fail(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "on ramfs, which cannot "
+		 "punch holes");
+	lib_fix(t, E2TRIM_ERR_DISCARD_UNSUPPORTED, "run e2trim again with "
+		"--zero-fill, which writes zeroes over the free space that is "
+		"not zero already");
+	return E2TRIM_ERR_DISCARD_UNSUPPORTED;
 }
 
 static errcode_t open_device(struct e2trim *t)
 {
 	int mode = t->opt.dryrun ? O_RDONLY : O_RDWR;
 	struct stat st;
+	errcode_t err;
 
 	if (stat(t->path, &st))
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno, "cannot open");
@@ -101,7 +143,18 @@ static errcode_t open_device(struct e2trim *t)
 				      t->opt.dryrun ? "cannot open" :
 				      "cannot open for writing");
 
+	err = can_write(t);
+	if (err)
+		return err;
 	if (!t->is_blkdev) {
+		/*
+		 * On ramfs a read of a hole, or the readahead around any read,
+		 * allocates it: no readahead here, and libext2fs reads through
+		 * ramfs_io.c, which reads no hole (issue 33).
+		 */
+		t->on_ramfs = ramfs_io_wanted(t->fd);
+		if (t->on_ramfs)
+			posix_fadvise(t->fd, 0, 0, POSIX_FADV_RANDOM);
 		t->size_bytes = st.st_size;
 		/* before anything is punched: the "before" of the report */
 		t->res.allocated_before_bytes = (uint64_t)st.st_blocks * 512;
@@ -131,7 +184,9 @@ static io_manager fs_io(const struct e2trim *t)
 {
 	if (t->rbd_io)
 		return rbd_io_manager;
-	return t->nbd ? nbd_io_manager : unix_io_manager;
+	if (t->nbd)
+		return nbd_io_manager;
+	return t->on_ramfs ? ramfs_io_manager : unix_io_manager;
 }
 
 /* What a failed ext2fs_open2() means for the person running e2trim. */
@@ -177,22 +232,9 @@ static errcode_t open_error(struct e2trim *t, errcode_t err)
 /* Read the MMP block only, and refuse unless it is clean. */
 static errcode_t check_mmp_clean(struct e2trim *t)
 {
-	struct mmp_struct *mmp;
-	errcode_t err, ret = 0;
+	errcode_t io = 0, err = open_mmp_check(t, &io);
 
-	err = ext2fs_get_mem(t->fs->blocksize, &mmp);
-	if (err)
-		return open_error(t, err);
-	err = ext2fs_mmp_read(t->fs, t->fs->super->s_mmp_block, mmp);
-	if (err)
-		ret = open_error(t, err);
-	else if (mmp->mmp_seq == EXT4_MMP_SEQ_FSCK)
-		ret = lib_fail(t, E2TRIM_ERR_MMP_FSCK, "e2fsck is running on it");
-	else if (mmp->mmp_seq != EXT4_MMP_SEQ_CLEAN)
-		ret = lib_fail(t, E2TRIM_ERR_MMP_NOT_CLEAN,
-			       "its MMP block is not clean");
-	ext2fs_free_mem(&mmp);
-	return ret;
+	return io ? open_error(t, io) : err;
 }
 
 /* A geometry e2fsck would not check is not one to trim by (16). */
@@ -268,6 +310,7 @@ static errcode_t open_fs(struct e2trim *t)
 		t->fs = NULL;
 		return open_error(t, err);
 	}
+	t->mmp_pid = getpid();
 	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	return 0;
 }
@@ -298,6 +341,7 @@ static errcode_t open_refused(struct e2trim *t, const char *path)
 static void reset_for_open(struct e2trim *t)
 {
 	t->is_blkdev = 0;
+	t->on_ramfs = 0;
 	t->size_bytes = 0;
 	t->offset_bytes = 0;
 	t->io_options[0] = '\0';
@@ -339,6 +383,8 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 		 * be either; O_EXCL does not see qemu), as qemu-nbd takes a VM
 		 * image's
 		 */
+		if (!err)
+			err = can_punch(t);
 		if (!err && !t->nbd)
 			err = hold_image_locks(t);
 	}
@@ -414,6 +460,8 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 		fill_geometry(t);
 		return 0;
 	}
+	/* the fix names the target: spelled before it is forgotten */
+	lib_keep_fix(t, err, e2trim_error_fix(err, E2TRIM_FIX_COMMAND));
 	/* back to new: the result keeps what was learned, for the report */
 	open_close(t);
 	free(t->path);
@@ -509,9 +557,11 @@ void open_close(struct e2trim *t)
 		 * e2trim changes no metadata, so close must write none.  On a
 		 * read-write open (MMP) ext2fs_close2() would add the MMP
 		 * block's writes to s_kbytes_written and rewrite the
-		 * superblock: release MMP here, then close read-only.
+		 * superblock: release MMP here, then close read-only.  A
+		 * child of the caller's fork() shares the block with its
+		 * parent, which still holds it: only the taker releases it.
 		 */
-		if (t->fs->flags & EXT2_FLAG_RW)
+		if ((t->fs->flags & EXT2_FLAG_RW) && t->mmp_pid == getpid())
 			ext2fs_mmp_stop(t->fs);
 		t->fs->flags &= ~(EXT2_FLAG_RW | EXT2_FLAG_DIRTY |
 				  EXT2_FLAG_CHANGED | EXT2_FLAG_BB_DIRTY |

@@ -84,6 +84,35 @@ int loop_over_file(const struct stat *st, char *name, size_t len)
 }
 
 /*
+ * @dev (a loop device over the image) is swap space: named in /proc/swaps
+ * (read here, not through ext2fs_check_mount_point(), which open.c calls
+ * only under its lock)
+ */
+static int loop_is_swap(const char *dev)
+{
+	char line[PATH_MAX + 128], name[PATH_MAX];
+	FILE *f = fopen("/proc/swaps", "re");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%4095s", name) == 1 && !strcmp(name, dev);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+errcode_t open_swap_refusal(struct e2trim *t, const char *dev)
+{
+	char name[DETAIL_LEN / 2];
+
+	lib_fail(t, E2TRIM_ERR_SWAP, "%s is in use as swap space", dev);
+	lib_fix(t, E2TRIM_ERR_SWAP, "it holds swap, not a filesystem; "
+		"`swapoff %s` if the system can do without it",
+		lib_shell_quote(dev, name, sizeof(name)));
+	return E2TRIM_ERR_SWAP;
+}
+
+/*
  * An image attached to a loop device can be mounted through it at any
  * moment.  Claim every such loop device with O_EXCL for the whole run: if
  * one is already claimed (mounted, or held by another tool), refuse.
@@ -98,6 +127,8 @@ static errcode_t hold_loop(struct e2trim *t, void *ctx, const char *name)
 		return lib_fail(t, E2TRIM_ERR_TOO_MANY_LOOPS,
 				"attached to too many loop devices");
 	t->loop_fds[t->nloops] = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (t->loop_fds[t->nloops] < 0 && loop_is_swap(path))
+		return open_swap_refusal(t, path);
 	if (t->loop_fds[t->nloops] < 0)
 		return lib_fail(t, E2TRIM_ERR_LOOP_BUSY,
 				"attached to %s, which is in use", path);

@@ -16,6 +16,9 @@
  */
 errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st);
 
+/* Refuse @dev, swap space (10), naming swapoff. */
+errcode_t open_swap_refusal(struct e2trim *t, const char *dev);
+
 /*
  * ext2fs_check_mount_point(), one caller at a time (getmntent()'s one
  * buffer).  0 or its error.

@@ -39,6 +39,12 @@ static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
 		return lib_fail(t, E2TRIM_ERR_NO_LIBNBD, "%s", why);
 	case NBD_OPEN_LOCKED:
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+	case NBD_OPEN_TMPDIR:
+		lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
+		lib_fix(t, E2TRIM_ERR_NBD_START, "set TMPDIR to a directory "
+			"that exists and may be written (or unset it for "
+			"/tmp), then run e2trim again");
+		return E2TRIM_ERR_NBD_START;
 	default:
 		return lib_fail(t, code, "%s", why);
 	}
@@ -50,10 +56,13 @@ static errcode_t check_conn(struct e2trim *t)
 
 	t->size_bytes = c->srv.size_bytes;
 	/*
-	 * a dry run's own server is read-only: it trims nothing anyway; a
-	 * trim's is read-only until open_nbd_writable()
+	 * The server e2trim starts is read-only for a dry run (the real
+	 * run's can trim: qemu-nbd --discard=unmap) and for a trim until
+	 * open_nbd_writable().  A server named by an NBD URI is the same
+	 * for both: a dry run asks what the real run asks (issue 34).
 	 */
-	if (!t->opt.dryrun && !t->nbd_reopen && !c->srv.can_trim)
+	if (!c->srv.can_trim && !t->nbd_reopen &&
+	    (!t->opt.dryrun || nbd_is_uri(t->path)))
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }

@@ -24,12 +24,12 @@ aged=$dir/$AGED
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 die() { echo "bench-ceph: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (a Ceph cluster, loop devices for mkaged.sh)"
+[ "$(id -u)" = 0 ] || die "needs root (a Ceph cluster)"
 for p in ceph-mon ceph-osd rbd qemu-nbd qemu-system-x86_64 busybox cpio; do
 	command -v "$p" >/dev/null || die "$p is missing: make deps-ceph deps-boot"
 done
 mkdir -p "$dir"
-[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" "$mb" 1 >/dev/null || die "mkaged.sh"
+mkaged "$aged" "$mb" 1 || die "tests/mkaged.sh"
 
 T=$(mktemp -d /tmp/e2trim-bench-ceph.XXXXXX)
 stop_all() { bash "$here/ceph/cluster.sh" stop "$T/c"; rm -rf "$T"; }
@@ -141,7 +141,7 @@ run_row() {	# KEY NAME CMD...
 }
 
 echo "e2trim Ceph RBD bench, $(date -u +%F), $(nproc) cores, host kernel $(uname -r), guest kernel $KVER, ceph $(ceph --version | awk '{ print $3 }'), qemu $(qemu-img --version | awk 'NR == 1 { print $3 }'), e2trim $(git -C "$here/.." describe --always --dirty 2>/dev/null)"
-echo "image: $aged ($mb MiB, aged by mkaged.sh), imported fresh into $IMG for each run"
+echo "image: $aged ($mb MiB, aged by tests/mkaged.sh, seed 1), imported fresh into $IMG for each run"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 row method "seconds (min-max)" "MiB before" "MiB after" "MiB freed"
 

@@ -108,10 +108,9 @@ bench_qcow2() {
 
 echo "e2trim VM image bench, $(date -u +%F), $(nproc) cores, qemu $(qemu-img --version | awk 'NR == 1 {print $3}')"
 # BENCH_AGED_MB: as in tests/bench.sh, only to try the output
-mb=${BENCH_AGED_MB:-1024}
-aged=$dir/aged${mb}m.img
-[ "$mb" != 1024 ] || aged=$dir/aged1g.img
-[ -f "$aged" ] || bash "$shared/mkaged.sh" "$aged" "$mb" 1 >/dev/null
+mb=$AGED_MB
+aged=$dir/$AGED
+mkaged "$aged" "$mb" 1
 bench_qcow2 "aged $mb MiB ext4" "$aged"
 
 if [ -n "${BENCH_VM_BIG:-}" ]; then

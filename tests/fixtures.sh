@@ -38,7 +38,7 @@ UNSAFE_FIXTURES=(
 	"unsafe-truncated        17 0 check that the image or device is complete"
 	"unsafe-truncated-meta   17 0 check that the image or device is complete"
 	"unsafe-mmp-seq          18 0 wait until it is released"
-	"unsafe-mmp-fsck         18 0 wait until it is released"
+	"unsafe-mmp-fsck         18 0 tune2fs -f -E clear_mmp"
 	"unsafe-feature-incompat 12 0 use fstrim"
 	"unsafe-feature-rocompat 12 0 use fstrim"
 	"unsafe-journal-dev      12 0 use fstrim"

@@ -476,6 +476,22 @@ release_excl() {
 	wait "$HOLDER" 2>/dev/null
 }
 
+# wait_exit PID WHAT: until a process that is not the test's child (a
+# server started with --fork or --daemonize) has exited, after the test
+# signalled it: its /proc entry gone, or a zombie (its files, locks and
+# watches are released).  The event decides, not a clock: the ten-minute
+# guard only turns a server that ignores the signal into a failure that
+# says so.
+wait_exit() {
+	local state i
+	for ((i = 0; i < 12000; i++)); do
+		read -r _ _ state _ 2>/dev/null <"/proc/$1/stat" || return 0
+		[ "$state" != Z ] || return 0
+		sleep 0.05
+	done
+	fail "$2 (pid $1) still runs 10 minutes after its signal (guard)"
+}
+
 # A part of a test that cannot run here (no root, a kernel without a
 # feature, another e2fsprogs) is not passed over with a note: left_out
 # WHAT records it, and finish ends the test with a skip (77, which CI

@@ -99,4 +99,7 @@ errcode_t cli_set_options(struct e2trim *t, const struct cli_opts *o);
 /* @err from a call on @t, as e2trim_message() words it. */
 void warn_code(const char *target, const struct e2trim *t, errcode_t err);
 
+/* e2trim --help on stdout, exit 0 (usage.c) */
+void __attribute__((__noreturn__)) usage(void);
+
 #endif /* E2TRIM_CLI_H */

@@ -54,92 +54,13 @@ static void close_stdout(void)
 	}
 	if (!failed)
 		return;
+	/* a write a stop cut short (no SA_RESTART): the stop's code */
+	if (err == EINTR && cli_stop && cli_stop != SIGPIPE)
+		_exit(E2TRIM_EXIT_INTERRUPTED);
 	if (err != EPIPE)
 		warnx_target(NULL, "write error: %s",
 			     strerror(err ? err : EIO));
 	_exit(E2TRIM_EXIT_ERROR);
-}
-
-static void __attribute__((__noreturn__)) usage(void)
-{
-	printf("Usage:\n"
-	       " %s [options] <device|image|nbd-uri>...\n\n"
-	       "Discard the free space of an unmounted ext2/ext3/ext4 filesystem.\n\n"
-	       "Options:\n"
-	       " -o, --offset <num>   the offset in bytes to start discarding from\n"
-	       " -l, --length <num>   the number of bytes to discard\n"
-	       " -m, --minimum <num>  the minimum extent length to discard\n"
-	       " -p, --partition <N>  the filesystem is partition N of this disk image;\n"
-	       "                      all: every ext2/3/4 partition of it, one by one\n"
-	       "     --format <fmt>   the image's format (qcow2, vmdk, vdi, vhdx, raw...);\n"
-	       "                      default: told by its first bytes, unless it\n"
-	       "                      also reads as raw (then it must be given)\n"
-	       " -n, --dry-run        do everything but discard; report the exact bytes\n"
-	       " -s, --secure         secure discard (BLKSECDISCARD; block devices only)\n"
-	       " -z, --zeroout        write zeroes instead of discarding (the device\n"
-	       "                      zeroes every free block; may allocate them)\n"
-	       "     --zero-fill      every free block zero after (zerofree's job): an\n"
-	       "                      image's free data punched out unread, a device\n"
-	       "                      read and only what is not zero zeroed; holes\n"
-	       "                      and thin volumes do not grow\n"
-	       "     --histogram      print the free extent sizes, as e2freefrag\n"
-	       "     --progress       show progress even when stderr is not a terminal\n"
-	       "     --no-progress    never show progress\n"
-	       "     --list           print each range discarded: start and length in\n"
-	       "                      bytes of the file or device named, after alignment;\n"
-	       "                      several targets: the target first (as lsblk -r)\n"
-	       "     --no-verify      trust the bitmap, skip checking who uses each block,\n"
-	       "                      directory entries and summary counts;\n"
-	       "                      safe only right after a full e2fsck -f\n"
-	       " -f, --force          trim despite an unclean state (not when in use)\n"
-	       "     --fsck[=force]   run e2fsck -p first (force: -f -p), trim only if it\n"
-	       "                      exits 0 or 1; with -n, e2fsck runs with -n\n"
-	       " -v, --verbose        print the number of bytes discarded; twice:\n"
-	       "                      also the notes (the minimum raised)\n"
-	       "     --json           print the results as one JSON document on stdout\n"
-	       "                      (valid UTF-8: exact bytes in \"<key>_raw\", hex)\n"
-	       "     --targets-from <file>\n"
-	       "                      also every target listed in file, one a line\n"
-	       "                      ('-': standard input; # starts a comment;\n"
-	       "                      a CRLF line end is accepted); may be repeated\n"
-	       "     --quiet-unsupported\n"
-	       "                      a disk that cannot discard is no error: no\n"
-	       "                      message, exit status 0 (as fstrim's option)\n"
-	       " -j, --jobs <N>       trim up to N targets at once, never two on one disk\n"
-	       " -q, --quiet          print nothing but errors (and --list, --histogram)\n"
-	       " -h, --help           display this help\n"
-	       " -V, --version        display version\n\n"
-	       "Arguments:\n"
-	       " <num> may be followed by K, M, G, T, P, E (powers of 1024, KiB too)\n"
-	       " or KB, MB, GB ... (powers of 1000).\n\n"
-	       "Exit status:\n"
-	       "  0  success            1  operational error   2  discard unsupported\n"
-	       "  3  usage error      130  interrupted (SIGINT, SIGTERM)\n"
-	       " 32  every target failed       64  some targets failed\n"
-	       " 10  mounted or in use         11  not an ext2/3/4 filesystem\n"
-	       " 12  unsupported feature       13  not clean: run e2fsck -f\n"
-	       " 14  journal needs recovery    15  orphan inodes pending\n"
-	       " 16  damaged metadata          17  device smaller than filesystem\n"
-	       " 18  in use by another node (MMP)\n"
-	       " 19  bitmap marks in-use blocks free\n"
-	       " 20  e2fsck (--fsck) wants a reboot first\n"
-	       " 21  e2fsck left errors, failed, or could not run\n"
-	       " 22  group summary counts disagree with the bitmaps\n"
-	       " 23  a directory entry names an unused inode\n"
-	       " 24  partition table overlaps, or -p names a container\n"
-	       " 25  the NBD server cannot trim\n"
-	       " 26  the VM image is open in another program (image lock; an RBD\n"
-	       "     image's watchers or locks)\n"
-	       " 27  a whole-disk image: give -p all or -p N\n"
-	       " A refusal (10-27) discards nothing.  With several targets the exit\n"
-	       " status is fstrim's: 0, 64 or 32 (or 130); a single target keeps its own.\n\n"
-	       "A VM image (qcow2, vmdk, ...) is opened through qemu-nbd; an NBD URI\n"
-	       "(nbd://host/export, nbd+unix:///export?socket=PATH) names a running server.\n"
-	       "A Ceph RBD image is named rbd:POOL/IMAGE[@SNAP][:conf=FILE][:id=USER]\n"
-	       "(qemu-nbd's rbd driver); one in use (watchers, locks) is refused (26),\n"
-	       "a snapshot takes -n only (3).\n\n"
-	       "For more details see e2trim(8).\n", program_name);
-	exit(E2TRIM_EXIT_OK);
 }
 
 static void __attribute__((__noreturn__)) try_help(void)
@@ -384,18 +305,14 @@ static void warn_new(const struct cli_control *ctl, const struct e2trim *t,
 }
 
 /*
- * From the first discard on, SIGINT and SIGTERM stop the run cleanly:
- * the requests in flight finish, no other starts, and the report says
- * exactly what was trimmed.  Before that, they simply end the process,
- * except on an RBD image: e2trim holds its exclusive lock from the
- * start, and a process that just ends leaves it registered in the
- * cluster until another client breaks it; so there they stop the run
- * cleanly from the start, and the lock is released.
+ * A stage that ends after a stop was asked for (cli_stop: SIGINT,
+ * SIGTERM, SIGHUP, SIGPIPE, caught from the start of the run) ends the
+ * target, whatever it returned: an error it met may be the signal's
+ * own doing (a poll cut short), and a stop is what was asked.
  */
-static void stop_on_signals(struct e2trim *t)
+static errcode_t or_stopped(errcode_t err)
 {
-	catch_signals();
-	e2trim_set_cancel(t, &cli_stop);
+	return cli_stop ? E2TRIM_ERR_INTERRUPTED : err;
 }
 
 /* what list_extent() needs: where to print, or keep for --json */
@@ -427,6 +344,7 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 		   errcode_t err)
 {
 	const struct e2trim_result *r = e2trim_result(t);
+	char msg[1024];
 
 	if (outcome_unsupported(ctl, err))
 		return;
@@ -441,8 +359,12 @@ static void report(const struct cli_control *ctl, const struct e2trim *t,
 	case E2TRIM_ERR_INTERRUPTED:
 		report_partial(ctl, r, "interrupted");
 		break;
-	case E2TRIM_ERR_DISCARD:
 	case E2TRIM_ERR_DISCARD_UNSUPPORTED:
+		/* refused at the first request: the fix is another mode */
+		report_partial_fix(ctl, r, e2trim_detail(t),
+				   e2trim_message(t, err, msg, sizeof(msg)));
+		break;
+	case E2TRIM_ERR_DISCARD:
 	case E2TRIM_ERR_ZERO_FILL:
 		report_partial(ctl, r, e2trim_detail(t));
 		break;
@@ -484,15 +406,15 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	errcode_t err;
 
 	progress_start(ctl, t);
-	if (!strncmp(ctl->path, "rbd:", 4))
-		stop_on_signals(t);
-	err = cli_set_options(t, &ctl->opts);
-	if (!err)
+	err = or_stopped(cli_set_options(t, &ctl->opts));
+	if (!err) {
 		err = e2trim_open(t, ctl->path);
-	o->opened = !err;
+		o->opened = !err;
+		err = or_stopped(err);
+	}
 	warn_new(ctl, t, &said, o);
 	if (!err)
-		err = e2trim_check(t);
+		err = or_stopped(e2trim_check(t));
 	warn_new(ctl, t, &said, o);
 	if (!err)
 		warn_forced(ctl, t, o);
@@ -502,18 +424,17 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 				       ctl->range.minlen_bytes);
 	/* before the target is opened: a refusal must trim nothing */
 	if (!err)
-		err = timed_verify(t);
+		err = or_stopped(timed_verify(t));
+	/* stopped at any stage so far: run_target() releases everything */
+	if (err == E2TRIM_ERR_INTERRUPTED) {
+		warnx_target(ctl->device, "interrupted before the first "
+			     "discard; nothing trimmed");
+		return err;
+	}
 	if (err) {
 		if (!outcome_unsupported(ctl, err))
 			warn_code(ctl->device, t, err);
 		return err;
-	}
-	stop_on_signals(t);
-	/* a signal during the checks, with several targets (see jobs_run.c) */
-	if (cli_stop) {
-		warnx_target(ctl->device, "interrupted before the first "
-			     "discard; nothing trimmed");
-		return E2TRIM_ERR_INTERRUPTED;
 	}
 	err = e2trim_apply(t, list_extent, &to);
 	o->applied = 1;
@@ -575,9 +496,19 @@ static void run_target(const struct cli_control *base,
 		keep_outcome(&ctl, o, NULL, err);
 		return;
 	}
+	/* every stage from here on stops early once a signal came */
+	e2trim_set_cancel(t, &cli_stop);
 	/* e2fsck first, alone: the open below trusts nothing from before */
 	if (ctl.fsck != FSCK_NONE) {
 		err = fsck_run(&ctl, t);
+		/* e2fsck runs to its end (a terminal's Ctrl-C reaches it) */
+		if (cli_stop) {
+			if (!err)
+				warnx_target(ctl.device, "interrupted before "
+					     "the first discard; nothing "
+					     "trimmed");
+			err = E2TRIM_ERR_INTERRUPTED;
+		}
 		/* e2fsck -f has just checked every block the bitmap frees */
 		if (ctl.fsck == FSCK_FORCE)
 			ctl.opts.no_verify = 1;
@@ -594,6 +525,8 @@ int main(int argc, char **argv)
 	struct job_list l;
 	int code;
 
+	/* before anything is held: see catch_signals() */
+	catch_signals();
 	atexit(close_stdout);
 	parse_args(argc, argv, &ctl);
 	if (jobs_build(&ctl, &l))

@@ -35,10 +35,13 @@ int jobs_run(const struct cli_control *ctl, struct job_list *l,
 void json_document(const struct cli_control *ctl,
 		   const struct job_list *l, int exit_code);
 
-/* Set by SIGINT and SIGTERM: no new target starts, none goes on. */
+/*
+ * The first of SIGINT, SIGTERM, SIGHUP, SIGPIPE (0: none): no new target
+ * starts, none goes on.
+ */
 extern volatile sig_atomic_t cli_stop;
 
-/* SIGINT and SIGTERM set cli_stop (jobs_run.c, which owns it). */
+/* Those signals set cli_stop from now on (jobs_run.c, which owns it). */
 void catch_signals(void);
 
 #endif /* E2TRIM_JOBS_H */

@@ -10,9 +10,10 @@
  * run one after the other in the main thread, their lines going straight
  * out.
  *
- * SIGINT and SIGTERM set cli_stop: every target that is trimming stops
- * after its requests in flight (e2trim_set_cancel), says what it has
- * trimmed, and no other target starts.
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE set cli_stop: every target stops
+ * at its next stage, or, trimming, after its requests in flight
+ * (e2trim_set_cancel), says what it has trimmed, releases what it holds,
+ * and no other target starts.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -101,27 +102,51 @@ static void *worker(void *arg)
 
 volatile sig_atomic_t cli_stop;
 
+/* the first signal is the one that says how the run ends */
 static void on_signal(int sig)
 {
-	(void)sig;
-	cli_stop = 1;
+	if (!cli_stop)
+		cli_stop = sig;
 }
 
 /*
- * SIGINT and SIGTERM only set cli_stop: with several targets from the
- * start of the run (a signal must not end the process with buffered
- * output unprinted, nor start another target), with one from its first
- * discard on (e2trim.c).
+ * From the start of the run, whatever the stage, the output or the
+ * number of targets, SIGINT, SIGTERM, SIGHUP and SIGPIPE only set
+ * cli_stop: a signal must not end the process while it holds MMP (the
+ * block would say "e2fsck is running" until tune2fs -f -E clear_mmp),
+ * a qemu-nbd it started, qemu's image locks or a temporary file, nor
+ * with buffered output unprinted.  Each stage that ends with cli_stop
+ * set ends the target (e2trim.c), the library's own stages stop early
+ * through e2trim_set_cancel(), and everything is released by
+ * e2trim_free() before the process exits.  No SA_RESTART: a write
+ * blocked on a reader that stopped reading (a pager, a full pipe) must
+ * give up, or the stop would wait for it for ever; every wait for a
+ * child and every read of a pipe retries on EINTR itself.
  */
 void catch_signals(void)
 {
-	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa, old;
+	unsigned int i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/*
+		 * Ignored when e2trim started: nohup's SIGHUP, a caller's
+		 * SIGPIPE (EPIPE is then close_stdout()'s); left so.  SIGINT
+		 * and SIGTERM are caught whatever a shell did to a background
+		 * job's SIGINT, as before.
+		 */
+		if ((sigs[i] == SIGHUP || sigs[i] == SIGPIPE) &&
+		    !sigaction(sigs[i], NULL, &old) &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 /* Several jobs: workers run them, the main thread prints in order. */
@@ -163,6 +188,15 @@ static int exit_code(const struct job_list *l)
 {
 	unsigned int i, failed = 0;
 
+	/*
+	 * SIGPIPE: the reader went away (`e2trim --list IMG | head -1`) and
+	 * the output is cut short, an error (1) whatever the targets did, as
+	 * close_stdout() says of EPIPE when SIGPIPE is ignored.  SIGINT,
+	 * SIGTERM, SIGHUP: a target cut short exits 130.
+	 */
+	if (cli_stop == SIGPIPE)
+		return E2TRIM_EXIT_ERROR;
+	/* one target: its own code (130 if the stop cut it short) */
 	if (l->n == 1)
 		return l->v[0].out.exit_code;
 	if (cli_stop)
@@ -184,9 +218,6 @@ int jobs_run(const struct cli_control *ctl, struct job_list *l,
 	unsigned int i, jobs = ctl->jobs ? ctl->jobs : 1;
 	int code;
 
-	/* --json: an interrupted run prints its document too */
-	if (l->n > 1 || ctl->json)
-		catch_signals();
 	if (ctl->fsck != FSCK_NONE)
 		jobs = 1;
 	if (jobs > l->n)

@@ -427,6 +427,25 @@ static void list(struct json *j, const struct cli_control *ctl,
 	json_close(j);
 }
 
+/*
+ * "fix": the command of the message's fix that a script may run as it
+ * stands, the span between its first pair of backquotes (src/README.md);
+ * null when there is none (no error, or a fix for a person to decide).
+ */
+static void fix(struct json *j, const struct outcome *o)
+{
+	const char *a = o->err ? strchr(o->message, '`') : NULL;
+	const char *b = a ? strchr(a + 1, '`') : NULL;
+	char cmd[sizeof(o->message)];
+
+	if (!b) {
+		json_null(j, "fix");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)(b - a - 1), a + 1);
+	json_string(j, "fix", cmd);
+}
+
 static void target(struct json *j, const struct cli_control *ctl,
 		   const struct job *r)
 {
@@ -441,6 +460,7 @@ static void target(struct json *j, const struct cli_control *ctl,
 	json_string(j, "status", status(r));
 	json_int(j, "exit_code", o->exit_code);
 	json_string(j, "error", o->err ? o->message : NULL);
+	fix(j, o);
 	if (o->opened)
 		filesystem(j, &o->res);
 	else

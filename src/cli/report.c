@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "output.h"
 #include "report.h"
@@ -150,21 +151,32 @@ void report_allocated(const struct cli_control *ctl,
 void report_partial(const struct cli_control *ctl,
 		    const struct e2trim_result *r, const char *why)
 {
+	report_partial_fix(ctl, r, why, NULL);
+}
+
+void report_partial_fix(const struct cli_control *ctl,
+			const struct e2trim_result *r, const char *why,
+			const char *message)
+{
 	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
+	size_t n = strlen(why);
+	/* the message is "<why>; <fix>" (the detail leads) */
+	const char *fix = message && !strncmp(message, why, n) &&
+			  !strncmp(message + n, "; ", 2) ? message + n : "";
 
 	if (ctl->opts.mode == E2TRIM_ZERO_FILL) {
 		warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) of "
 			     "the free space, %s zeroed; the rest is "
-			     "untouched", why,
+			     "untouched%s", why,
 			     size_to_human(r->bytes_trimmed, h, sizeof(h)),
 			     r->bytes_trimmed,
-			     size_to_human(r->bytes_zeroed, z, sizeof(z)));
+			     size_to_human(r->bytes_zeroed, z, sizeof(z)), fix);
 		return;
 	}
 	warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) trimmed in "
 		     "%" PRIu64 " request%s; the rest of the free space is "
-		     "untouched", why,
+		     "untouched%s", why,
 		     size_to_human(r->bytes_trimmed, h, sizeof(h)),
 		     r->bytes_trimmed, r->requests,
-		     r->requests == 1 ? "" : "s");
+		     r->requests == 1 ? "" : "s", fix);
 }

@@ -31,6 +31,10 @@ void report_summary(const struct cli_control *ctl,
  */
 void report_partial(const struct cli_control *ctl,
 		    const struct e2trim_result *r, const char *why);
+/* The same, ending with the fix of @message ("<why>; <fix>"), if any. */
+void report_partial_fix(const struct cli_control *ctl,
+			const struct e2trim_result *r, const char *why,
+			const char *message);
 
 /* -v: the image file's allocated size before and after. */
 void report_allocated(const struct cli_control *ctl,

@@ -16,8 +16,9 @@
  * The test keeps both FIFOs open read-write (exec 3<>fifo 4<>fifo.go) so
  * that neither open blocks, reads one line per target it expects, does
  * what it wants (a kill), then writes one byte per held target.  A
- * signal while held is taken at once (no SA_RESTART): the read is simply
- * retried, so the target goes on only once told to.
+ * signal while held is taken at once (its handler only records it) and
+ * the read is retried, so the target goes on only once told to, and
+ * then stops at its next look at the flag.
  *
  * E2TRIM_TEST_DISK_JOBS: print the largest number of targets that ever
  * ran at once on one disk (it must be 1, whatever the timing).

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct nbd_handle;
 
@@ -37,6 +38,8 @@ struct nbd_conn {
 				   gives nbd_io_manager's open */
 	struct nbd_server_facts srv;	/* anew on each (re)connection */
 	int data_fd;		/* a qcow2's external data file, or -1 */
+	pid_t owner_pid;	/* who connected: only it ends the
+				   connection and its server (fork) */
 	/*
 	 * Where the image holds data, [start, end) export bytes sorted and
 	 * apart, when its own store tells it finer than block status does

@@ -30,6 +30,7 @@
 
 #include <libnbd.h>
 
+#include "io_readonly.h"
 #include "image_rbd.h"
 #include "nbd_dl.h"
 #include "nbd_io.h"
@@ -74,6 +75,7 @@ static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
 		return NBD_OPEN_NO_MEMORY;
 	box->magic = CONN_MAGIC;
 	box->c.data_fd = -1;
+	box->c.owner_pid = getpid();
 	box->c.h = nbd_create();
 	if (!box->c.h) {
 		free(box);
@@ -175,18 +177,28 @@ static int read_server_stderr(const char *path, char *why, size_t len)
 	return locked;
 }
 
-/* A file for the server's stderr; @path gets its name.  0 or errno. */
-static errcode_t make_err_file(char *path, size_t len)
+/*
+ * A file for the server's stderr; @path gets its name.  0 or errno, and
+ * then @why says where it could not be made (a TMPDIR that is missing or
+ * read-only is not a lack of memory).
+ */
+static errcode_t make_err_file(char *path, size_t len, char *why,
+			       size_t why_len)
 {
 	const char *dir = getenv("TMPDIR");
-	int fd;
+	int fd, err;
 
 	if (!dir || !*dir)
 		dir = "/tmp";
 	snprintf(path, len, "%s/e2trim-nbd.XXXXXX", dir);
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return errno;
+	if (fd < 0) {
+		err = errno;
+		snprintf(why, why_len, "cannot make a temporary file in %s%s "
+			 "for qemu-nbd's messages: %s", dir,
+			 getenv("TMPDIR") ? " (TMPDIR)" : "", strerror(err));
+		return err;
+	}
 	close(fd);
 	return 0;
 }
@@ -254,10 +266,10 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	} else if (split_image_path(path, &dir, &img)) {
 		return NBD_OPEN_NO_MEMORY;
 	}
-	if (make_err_file(errpath, sizeof(errpath))) {
+	if (make_err_file(errpath, sizeof(errpath), why, len)) {
 		free(dir);
 		free(img);
-		return NBD_OPEN_NO_MEMORY;
+		return NBD_OPEN_TMPDIR;
 	}
 	argv[n++] = (char *)"/bin/sh";
 	argv[n++] = (char *)"-c";
@@ -385,7 +397,13 @@ void nbd_conn_close(struct nbd_conn *c)
 	box = box_of(c);
 	if (c->data_fd >= 0)
 		close(c->data_fd);
-	if (c->h) {
+	/*
+	 * A child of the caller's fork() shares the connection with its
+	 * parent: a goodbye would end the parent's, and nbd_close() kills
+	 * the server libnbd started.  The child leaves the handle alone
+	 * (its copy of the socket closes when it exits).
+	 */
+	if (c->h && c->owner_pid == getpid()) {
 		/* a clean goodbye: qemu-nbd flushes, then exits */
 		if (nbd_aio_is_ready(c->h) == 1)
 			nbd_shutdown(c->h, 0);
@@ -505,48 +523,12 @@ static errcode_t io_readahead(io_channel ch, unsigned long long blk,
 	return 0;
 }
 
-/* e2trim writes no metadata: a write is a bug, refused. */
-static errcode_t io_write_blk64(io_channel ch, unsigned long long blk,
-				int count, const void *buf)
-{
-	(void)ch; (void)blk; (void)count; (void)buf;
-	return EXT2_ET_OP_NOT_SUPPORTED;
-}
-
-static errcode_t io_write_blk(io_channel ch, unsigned long blk, int count,
-			      const void *buf)
-{
-	return io_write_blk64(ch, blk, count, buf);
-}
-
-static errcode_t io_write_byte(io_channel ch, unsigned long off, int count,
-			       const void *buf)
-{
-	(void)ch; (void)off; (void)count; (void)buf;
-	return EXT2_ET_OP_NOT_SUPPORTED;
-}
-
-static errcode_t io_flush(io_channel ch)
-{
-	(void)ch;
-	return 0;
-}
-
 static errcode_t io_set_option(io_channel ch, const char *option,
 			       const char *arg)
 {
 	struct io_priv *p = ch->private_data;
-	unsigned long long v;
-	char *end;
 
-	if (strcmp(option, "offset") || !arg)
-		return EXT2_ET_INVALID_ARGUMENT;
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || *end || end == arg)
-		return EXT2_ET_INVALID_ARGUMENT;
-	p->offset_bytes = v;
-	return 0;
+	return io_ro_offset_option(option, arg, &p->offset_bytes);
 }
 
 static struct struct_io_manager nbd_io = {
@@ -556,12 +538,12 @@ static struct struct_io_manager nbd_io = {
 	.close = io_close,
 	.set_blksize = io_set_blksize,
 	.read_blk = io_read_blk,
-	.write_blk = io_write_blk,
-	.flush = io_flush,
-	.write_byte = io_write_byte,
+	.write_blk = io_ro_write_blk,
+	.flush = io_ro_flush,
+	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
-	.write_blk64 = io_write_blk64,
+	.write_blk64 = io_ro_write_blk64,
 	.cache_readahead = io_readahead,
 };
 

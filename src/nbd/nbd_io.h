@@ -24,6 +24,7 @@ enum nbd_open_fail {
 	NBD_OPEN_NO_LIBNBD,	/* libnbd.so.0 cannot be loaded */
 	NBD_OPEN_LOCKED,	/* qemu's image lock: another process has it */
 	NBD_OPEN_FAILED,	/* the server did not start or answer */
+	NBD_OPEN_TMPDIR,	/* no file for its stderr in $TMPDIR */
 };
 
 /*

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io_readonly.h"
 #include "image_rbd.h"
 #include "rbd_dl.h"
 #include "rbd_io.h"
@@ -305,48 +306,12 @@ static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
 	return io_read_blk64(ch, blk, count, buf);
 }
 
-/* e2trim writes no metadata: a write is a bug, refused. */
-static errcode_t io_write_blk64(io_channel ch, unsigned long long blk,
-				int count, const void *buf)
-{
-	(void)ch; (void)blk; (void)count; (void)buf;
-	return EXT2_ET_OP_NOT_SUPPORTED;
-}
-
-static errcode_t io_write_blk(io_channel ch, unsigned long blk, int count,
-			      const void *buf)
-{
-	return io_write_blk64(ch, blk, count, buf);
-}
-
-static errcode_t io_write_byte(io_channel ch, unsigned long off, int count,
-			       const void *buf)
-{
-	(void)ch; (void)off; (void)count; (void)buf;
-	return EXT2_ET_OP_NOT_SUPPORTED;
-}
-
-static errcode_t io_flush(io_channel ch)
-{
-	(void)ch;
-	return 0;
-}
-
 static errcode_t io_set_option(io_channel ch, const char *option,
 			       const char *arg)
 {
 	struct io_priv *p = ch->private_data;
-	unsigned long long v;
-	char *end;
 
-	if (strcmp(option, "offset") || !arg)
-		return EXT2_ET_INVALID_ARGUMENT;
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || *end || end == arg)
-		return EXT2_ET_INVALID_ARGUMENT;
-	p->offset_bytes = v;
-	return 0;
+	return io_ro_offset_option(option, arg, &p->offset_bytes);
 }
 
 static struct struct_io_manager rbd_io_struct = {
@@ -356,12 +321,12 @@ static struct struct_io_manager rbd_io_struct = {
 	.close = io_close,
 	.set_blksize = io_set_blksize,
 	.read_blk = io_read_blk,
-	.write_blk = io_write_blk,
-	.flush = io_flush,
-	.write_byte = io_write_byte,
+	.write_blk = io_ro_write_blk,
+	.flush = io_ro_flush,
+	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
-	.write_blk64 = io_write_blk64,
+	.write_blk64 = io_ro_write_blk64,
 };
 
 io_manager rbd_io_manager = &rbd_io_struct;

@@ -14,7 +14,10 @@
  * Two walks over the same groups go side by side: one names the block
  * ranges to read (range_read.c joins them: with flex_bg the tables of a
  * flex group lie end to end), the other, a window behind, turns the
- * blocks that come back into inodes and groups.
+ * blocks that come back into inodes and groups.  The caller may have
+ * other blocks read in the same stream before a group's inodes
+ * (ops->pre): verification reads the inode bitmaps so, which with
+ * flex_bg end where the tables begin, in the same requests.
  *
  * A block of zeros holds no inode in use unless the inode bitmap or the
  * reserved range says so; e2fsck, too, treats an inode with no links as
@@ -30,13 +33,14 @@
 #include "range_read.h"
 #include "walk.h"
 
-enum seg_kind { SEG_READ, SEG_BAD, SEG_DONE, SEG_ERROR, SEG_END };
+enum seg_kind { SEG_READ, SEG_PRE, SEG_BAD, SEG_DONE, SEG_ERROR, SEG_END };
 
 /* What one step of a walk yields. */
 struct seg {
 	enum seg_kind kind;
 	dgrp_t g;
-	blk64_t blk, len;	/* SEG_READ, SEG_BAD: blocks of the table */
+	blk64_t blk, len;	/* SEG_READ, SEG_BAD: blocks of the table;
+				   SEG_PRE: the blocks ops->pre() named */
 	blk64_t idx;		/* ... the first one's index in it */
 	ext2_ino_t next;	/* the first inode of g not to be read */
 	errcode_t err;		/* SEG_ERROR */
@@ -44,10 +48,13 @@ struct seg {
 
 struct walk {
 	ext2_filsys fs;
+	const struct itable_ops *ops;
+	void *priv;
 	const blk64_t *bad;	/* the bad blocks list, sorted */
 	size_t nbad;
 	dgrp_t g;
 	int open;		/* g's used blocks are being walked */
+	int pre_done;		/* ... and its ops->pre() blocks named */
 	int stopped;
 	blk64_t loc, idx, nblk;
 	ext2_ino_t next;
@@ -127,9 +134,18 @@ static void walk_next(struct walk *w, struct seg *s)
 			return;
 		}
 		w->open = 1;
+		w->pre_done = !w->ops->pre;
 	}
 	s->g = w->g;
 	s->next = w->next;
+	if (!w->pre_done) {
+		w->pre_done = 1;
+		w->ops->pre(w->priv, w->g, &s->blk, &s->len);
+		if (s->len) {
+			s->kind = SEG_PRE;
+			return;
+		}
+	}
 	if (w->idx >= w->nblk) {
 		s->kind = SEG_DONE;
 		w->open = 0;
@@ -156,7 +172,7 @@ static int produce(void *priv, blk64_t *blk, blk64_t *len)
 	do
 		walk_next(&s->prod, &seg);
 	while (seg.kind == SEG_DONE || seg.kind == SEG_BAD);
-	if (seg.kind != SEG_READ)
+	if (seg.kind != SEG_READ && seg.kind != SEG_PRE)
 		return 1;	/* an error comes to the consumer in order */
 	*blk = seg.blk;
 	*len = seg.len;
@@ -238,6 +254,7 @@ static errcode_t consume_to_read(struct iscan *s, int *over)
 		walk_next(&s->cons, &seg);
 		switch (seg.kind) {
 		case SEG_READ:
+		case SEG_PRE:
 			s->cur = seg;
 			return 0;
 		case SEG_BAD:
@@ -278,7 +295,11 @@ static errcode_t consume(void *priv, blk64_t blk, blk64_t len,
 		/* both walks take the same steps: never seen */
 		if (s->cur.blk != blk)
 			return EXT2_ET_INVALID_ARGUMENT;
-		err = do_block(s, s->cur.g, s->cur.idx, s->cur.next, buf, 0);
+		if (s->cur.kind == SEG_PRE)
+			err = s->cb_err = s->ops->pre_data(s->priv, blk, buf);
+		else
+			err = do_block(s, s->cur.g, s->cur.idx, s->cur.next,
+				       buf, 0);
 		if (err)
 			return err;
 		s->cur.blk++;
@@ -339,6 +360,8 @@ errcode_t itable_scan(ext2_filsys fs, int fd, uint64_t offset_bytes,
 	s.ops = ops;
 	s.priv = priv;
 	s.prod.fs = s.cons.fs = fs;
+	s.prod.ops = s.cons.ops = ops;
+	s.prod.priv = s.cons.priv = priv;
 	err = ext2fs_get_memzero(fs->blocksize, &s.zero);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	if (!err)

@@ -32,6 +32,19 @@ struct itable_ops {
 	 * group on a filesystem with group descriptor checksums).
 	 */
 	errcode_t (*group_done)(void *priv, dgrp_t g, ext2_ino_t next);
+	/*
+	 * Optional (NULL: none): other blocks to read in the same stream,
+	 * before any inode of group @g is handed on: *@blk, *@len (0:
+	 * none), the same answer whenever it is asked for @g.  Named just
+	 * before @g's table, so that a range that ends where the table
+	 * starts is read in the same requests (with flex_bg the inode
+	 * bitmaps of a flex group lie right before its tables).  Their
+	 * blocks come to pre_data() in order; a nonzero return stops the
+	 * scan with it.
+	 */
+	void (*pre)(void *priv, dgrp_t g, blk64_t *blk, blk64_t *len);
+	errcode_t (*pre_data)(void *priv, blk64_t blk,
+			      const unsigned char *buf);
 };
 
 /*

@@ -250,7 +250,9 @@ static errcode_t scanned_inode(void *priv, ext2_ino_t ino,
  */
 errcode_t verify_ref_inodes(struct verify *v)
 {
-	static const struct itable_ops ops = { scanned_inode, scanned_group };
+	static const struct itable_ops ops = { scanned_inode, scanned_group,
+					       verify_imap_pre,
+					       verify_imap_pre_data };
 
 	v->ino = 0;
 	verify_progress(v, 0);

@@ -79,6 +79,8 @@ struct verify {
 	const char *device;
 	ext2fs_block_bitmap refmap;	/* every referenced block */
 	int own_inode_map;		/* fs->inode_map is ours to free */
+	int imap_pending;		/* ... and read with the tables */
+	dgrp_t imap_cons;		/* ... the next group's bitmap due */
 	struct ext2_inode *inode;	/* the inode being walked, all of it */
 	int inode_size;
 	int late_csum;			/* see scanned_inode() */
@@ -115,6 +117,20 @@ errcode_t verify_ref(struct verify *v, blk64_t blk, blk64_t len,
  * GDT blocks, the MMP block, every group's bitmaps and inode table.
  */
 errcode_t verify_ref_metadata(struct verify *v);
+
+/*
+ * The inode bitmap (verify_imap.c): verify_imap_begin() makes the map
+ * (v->own_inode_map) and checks where each bitmap is; the scan reads the
+ * bitmaps with the inode tables (verify_imap_pre() and _pre_data() are
+ * its itable_ops); verify_imap_end(), given what the walk returned, says
+ * what verification reports: the map's own error, read again on its own,
+ * before the walk's, as when the map was read before the walk began.
+ */
+errcode_t verify_imap_begin(struct verify *v);
+void verify_imap_pre(void *priv, dgrp_t g, blk64_t *blk, blk64_t *len);
+errcode_t verify_imap_pre_data(void *priv, blk64_t blk,
+			       const unsigned char *buf);
+errcode_t verify_imap_end(struct verify *v, errcode_t walk_err);
 
 /* Every in-use inode's blocks, by one inode scan (verify_inodes.c). */
 errcode_t verify_ref_inodes(struct verify *v);

@@ -58,10 +58,13 @@ has_lib() {
 
 # Each boot's time is printed (and logged to $BOOT_TIMES for run.sh's
 # budget line); the budget is 90 s (8-21 s on an idle 2-core machine,
-# 33-101 s when the machine was loaded by other work).  The hard limit,
-# past which a boot is taken for hung, is wider so that a busy machine
-# does not fail the run: BOOT_TIMEOUT=90 holds it to budget.
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}	# seconds, each boot, to poweroff
+# 33-101 s when the machine was loaded by other work), said, not failed.
+# BOOT_TIMEOUT is no assertion about speed: it is a guard that only turns
+# a hung guest (no poweroff, ever) into a failure with its console's
+# tail, and is generous so that a slow boot on a busy machine still
+# passes; whether a boot did its work is decided by what the guest
+# printed (BOOT-DONE, e2trim's log), not by a clock.
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}	# seconds, each boot: the hang guard
 BOOT_TIMES=${BOOT_TIMES:-/dev/null}
 
 # need_boot: root, qemu and Debian's kernel (make deps-boot installs
@@ -185,7 +188,7 @@ boot() {
 		-append "console=ttyS0 panic=-1 $cmdline" "${args[@]}" \
 		</dev/null >"$CONSOLE" 2>&1 || rc=$?
 	BOOT_MS=$((($(date +%s%N) - start) / 1000000))
-	[ "$rc" != 124 ] || { tail -30 "$CONSOLE"; fail "$name: no poweroff within ${BOOT_TIMEOUT}s"; }
+	[ "$rc" != 124 ] || { tail -30 "$CONSOLE"; fail "$name: hung: no poweroff within ${BOOT_TIMEOUT}s (the guard BOOT_TIMEOUT)"; }
 	grep -q BOOT-DONE "$CONSOLE" || { tail -40 "$CONSOLE"; fail "$name: the boot did not go on (qemu exit $rc)"; }
 	sed -n '/^E2TRIM-LOG-BEGIN/,/^E2TRIM-LOG-END/p' "$CONSOLE" | tr -d '\r' |
 		sed '1d;$d' >"$T/$name.log"

@@ -34,9 +34,11 @@ fi
 export CEPH_CONF CEPH_DIR=$D/c
 echo "cluster up in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
-# the same runner as the end-to-end tests, over this folder
+# the same runner as the end-to-end tests, over this folder, one test at
+# a time: they share the one cluster, and t_rbd_osd_killed stops its OSD
+# (CEPH_JOBS=N runs N side by side, for tests that are made for it)
 rc=0
-TESTS_DIR=$here SHOW_NOTES=1 bash "$here/../e2e/run.sh" "${1:-}" || rc=$?
+TESTS_DIR=$here SHOW_NOTES=1 E2E_JOBS=${CEPH_JOBS:-1} bash "$here/../e2e/run.sh" "${1:-}" || rc=$?
 # the target contract's RBD kinds (tests/contract/), in this cluster;
 # run.sh NAME runs them only when NAME is "contract"
 if [ -z "${1:-}" ] || [ "$1" = contract ]; then

@@ -14,7 +14,9 @@ ERR=$T/err
 mkdir -p "$T/bin" "$T/nolib"
 printf 'not a library\n' >"$T/nolib/librados.so.2"
 for c in rbd qemu-nbd; do
-	# the wrapped programs load the real libraries
+	# the wrapped programs load the real libraries ($1 and $@ are the
+	# wrapper's own, not expanded here)
+	# shellcheck disable=SC2016
 	printf '#!/bin/sh\necho "%s $1" >>"%s"\nexec env -u LD_LIBRARY_PATH /usr/bin/%s "$@"\n' \
 		"$c" "$T/runs" "$c" >"$T/bin/$c"
 	chmod 755 "$T/bin/$c"

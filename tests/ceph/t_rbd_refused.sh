@@ -26,14 +26,12 @@ start_holder() {
 	HOLDER=$(cat "$T/holder.pid")
 	PIDS+=("$HOLDER")
 }
-# stop_holder: until its watch is gone (rbd status), a bounded wait
+# stop_holder: SIGTERM, and once the holder has exited (wait_exit: the
+# event, no time limit but a guard) its watch must be gone: qemu-nbd
+# closes the image, which unwatches it, before it exits
 stop_holder() {
-	local i
 	kill "$HOLDER"
-	for ((i = 0; i < 300; i++)); do
-		[ -d "/proc/$HOLDER" ] || break
-		sleep 0.1
-	done
+	wait_exit "$HOLDER" "the qemu-nbd holder"
 	[ -z "$(watchers)" ] || fail "the holder's watch outlived it"
 }
 unchanged() {

@@ -1,34 +1,101 @@
 #!/bin/bash
-# tests/e2e/run.sh - run every end-to-end test, print one line each and
-# the totals.  Under CI=true a skipped test counts as failed: CI runs as
-# root with loop devices, so nothing there has a reason to skip.
+# tests/e2e/run.sh [SUBSTRING] - run every end-to-end test (or those whose
+# name has SUBSTRING), print one line each and the totals.  Under CI=true
+# a skipped test counts as failed: CI runs as root with loop devices, so
+# nothing there has a reason to skip.
+#
+# E2E_JOBS (default: the number of cores): tests run side by side, each
+# in its own scratch folder.  A test that cannot share the machine says
+# so itself, in a line of its own:
+#   # e2e: serial (why)        runs alone, with no other test beside it
+#   # e2e: no-sanitize (why)   never runs the sanitized build (E2TRIM under
+#                              build-san/, make check SANITIZE=1): not run there
+#   # e2e: slow (why)          started before the others, so that it does not
+#                              run alone at the end
 # TESTS_DIR: run the t_*.sh of that folder instead (tests/ceph/run.sh
 # does, once its cluster is up); SHOW_NOTES=1: a passed test's notes too.
 set -u
 here=${TESTS_DIR:-$(cd "$(dirname "$0")" && pwd)}
 : "${E2TRIM:?E2TRIM must name the e2trim binary}"
 export E2TRIM
+jobs=${E2E_JOBS:-$(nproc)}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "E2E_JOBS=$jobs: not a number of jobs" >&2; exit 2; }
+sanitized=
+case $E2TRIM in */build-san/*) sanitized=1 ;; esac
 pass=0 failed=0 skipped=0
 only=${1:-}
+R=$(mktemp -d /tmp/e2trim-run.XXXXXX)
+trap 'rm -rf "$R"' EXIT
+
+# declares FILE WORD: the test has a line "# e2e: WORD (...)"
+declares() { grep -qE "^# e2e: $2( |\$)" "$1"; }
+
+# start NAME: run the test in the background; its rc and time go to $R
+start() {
+	local name=$1
+	(
+		T=$(mktemp -d "/tmp/e2trim-$name.XXXXXX")
+		t0=$(date +%s)
+		T=$T bash "$here/$name.sh" >"$R/$name.log" 2>&1
+		rc=$?
+		echo "$rc $(($(date +%s) - t0))" >"$R/$name.rc"
+		rm -rf "$T"
+	) &
+	running[$!]=$name
+}
+
+# report NAME: its line, and a failure's log
+report() {
+	local name=$1 rc secs log=$R/$1.log
+	read -r rc secs <"$R/$name.rc"
+	if [ "$rc" = 0 ]; then
+		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
+		[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$log" | sed 's/^/  | /'
+	elif [ "$rc" = 77 ] && [ "${CI:-}" != true ]; then
+		skipped=$((skipped + 1)); echo "SKIP $name: $(grep SKIP "$log" | tail -1)"
+	else
+		failed=$((failed + 1)); echo "FAIL $name (exit $rc, ${secs}s)"
+		[ "$rc" = 77 ] && echo "  skipped under CI=true, which counts as a failure"
+		sed 's/^/  | /' "$log" | tail -25
+	fi
+}
+
+# reap: wait for one running test to end and report it
+reap() {
+	local pid
+	wait -n -p pid "${!running[@]}"
+	report "${running[$pid]}"
+	unset "running[$pid]"
+}
+
+declare -A running=()
+parallel=() slow=() serial=() unsanitized=()
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	[ -z "$only" ] || [[ "$name" == *$only* ]] || continue
-	T=$(mktemp -d "/tmp/e2trim-$name.XXXXXX")
-	start=$(date +%s)
-	T=$T bash "$t" >"$T.log" 2>&1
-	rc=$?
-	secs=$(( $(date +%s) - start ))
-	if [ $rc = 0 ]; then
-		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
-		[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$T.log" | sed 's/^/  | /'
-	elif [ $rc = 77 ] && [ "${CI:-}" != true ]; then
-		skipped=$((skipped + 1)); echo "SKIP $name: $(grep SKIP "$T.log" | tail -1)"
+	if [ -n "$sanitized" ] && declares "$t" no-sanitize; then
+		unsanitized+=("$name")
+	elif [ "$jobs" -gt 1 ] && declares "$t" serial; then
+		serial+=("$name")
+	elif declares "$t" slow; then
+		slow+=("$name")
 	else
-		failed=$((failed + 1)); echo "FAIL $name (exit $rc)"
-		[ $rc = 77 ] && echo "  skipped under CI=true, which counts as a failure"
-		sed 's/^/  | /' "$T.log" | tail -25
+		parallel+=("$name")
 	fi
-	rm -rf "$T" "$T.log"
 done
+[ ${#unsanitized[@]} = 0 ] ||
+	echo "not run on the sanitized build (no-sanitize): ${unsanitized[*]}"
+
+# the serial ones first, one at a time, then the others side by side,
+# the slow ones first
+for name in "${serial[@]}"; do
+	start "$name"; reap
+done
+for name in "${slow[@]}" "${parallel[@]}"; do
+	[ ${#running[@]} -lt "$jobs" ] || reap
+	start "$name"
+done
+while [ ${#running[@]} -gt 0 ]; do reap; done
+
 echo "$pass passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -5,6 +5,7 @@
 # tests/fixtures.sh), and nothing else is there; images/README.md has a
 # row for each of them, for every images/verify/ image and every fuzz-*
 # regression image, and no other rows; images/ stays under 5 MB.
+# e2e: no-sanitize (reads images/, its lists and README: runs no e2trim)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh

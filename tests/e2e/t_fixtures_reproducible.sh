@@ -4,6 +4,7 @@
 # here as an unprivileged user when there is one.  With another e2fsprogs
 # than images/VERSIONS names, mke2fs may lay things out differently: then
 # only that every fixture is still made is checked.
+# e2e: no-sanitize (images/mkimages.sh makes the fixtures again: mke2fs and debugfs, no e2trim)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh

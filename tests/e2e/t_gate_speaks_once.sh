@@ -19,7 +19,7 @@ for dry in "" -n; do
 	run_e2trim $dry "$img"
 	assert_rc 13 "$what"
 	assert_eq "$(wc -l <"$ERR")" 1 "$what: lines on stderr"
-	assert_grep "^e2trim: $img: was not cleanly unmounted .*; run e2fsck -f first$" "$ERR" \
+	assert_grep "^e2trim: $img: was not cleanly unmounted .*; run e2fsck -f first: \`e2fsck -fy $img\`$" "$ERR" \
 		"$what: the refusal"
 
 	run_e2trim $dry -f -v "$img"

@@ -9,49 +9,41 @@
 . "$(dirname "$0")/../lib.sh"
 command -v qemu-nbd >/dev/null || skip "qemu-nbd not installed (make deps installs qemu-utils)"
 
-# wait_file F: until the server has written its pid file / made its socket
-wait_file() {
-	local i
-	for i in $(seq 100); do { [ -s "$1" ] || [ -S "$1" ]; } && return 0; sleep 0.1; done
-	fail "no server: $1"
-}
-
 img="$T/fs.raw"
 mkfs "$img" 128M -t ext4
 age "$img" 6
 used0=$(used_blocks_digest "$img")
 sum=$(sha256sum <"$img")
 
-# qemu-nbd has it open read-write: 26, naming qemu-nbd and its pid
-qemu-nbd -f raw --persistent --pid-file="$T/nbd.pid" -k "$T/nbd.sock" "$img" &
-PIDS+=("$!")
-wait_file "$T/nbd.pid"
-wait_file "$T/nbd.sock"
+# qemu-nbd has it open read-write: 26, naming qemu-nbd and its pid.
+# --fork returns once the server holds the image and listens: no polling.
+qemu-nbd --fork -f raw --persistent --pid-file="$T/nbd.pid" -k "$T/nbd.sock" "$img" ||
+	fail "qemu-nbd on $img"
 pid=$(cat "$T/nbd.pid")
+PIDS+=("$pid")
 run_e2trim -v "$img"
 assert_rc 26 "a raw image that qemu-nbd holds"
-assert_grep "open in another program (qemu.s image lock) (held by qemu-nbd, pid $pid)" "$ERR" "26 names the holder"
+assert_grep "open in another program (qemu.s image lock, or an RBD image.s watchers and locks) (held by qemu-nbd, pid $pid)" "$ERR" "26 names the holder"
 run_e2trim -n "$img"
 assert_rc 26 "dry run of a raw image that qemu-nbd holds"
 run_e2trim --zero-fill "$img"
 assert_rc 26 "--zero-fill of a raw image that qemu-nbd holds"
-kill "$pid"; wait "${PIDS[-1]}" 2>/dev/null
+kill "$pid"; wait_exit "$pid" qemu-nbd
 assert_eq "$(sha256sum <"$img")" "$sum" "the held image after the refusals"
 note "qemu-nbd $pid holding it: 26"
 
 # qemu-storage-daemon, where installed
 if command -v qemu-storage-daemon >/dev/null; then
+	# --daemonize: the parent exits once the export is up
 	qemu-storage-daemon --blockdev driver=file,node-name=f,filename="$img" \
 		--nbd-server addr.type=unix,addr.path="$T/qsd.sock" \
 		--export type=nbd,id=e,node-name=f,writable=on \
-		--pidfile "$T/qsd.pid" &
-	PIDS+=("$!")
-	wait_file "$T/qsd.pid"
-	wait_file "$T/qsd.sock"
+		--pidfile "$T/qsd.pid" --daemonize || fail "qemu-storage-daemon on $img"
+	PIDS+=("$(cat "$T/qsd.pid")")
 	run_e2trim "$img"
 	assert_rc 26 "a raw image that qemu-storage-daemon holds"
 	assert_grep "held by qemu-storage-d" "$ERR" "26 names qemu-storage-daemon"
-	kill "$(cat "$T/qsd.pid")"; wait "${PIDS[-1]}" 2>/dev/null
+	kill "${PIDS[-1]}"; wait_exit "${PIDS[-1]}" qemu-storage-daemon
 	assert_eq "$(sha256sum <"$img")" "$sum" "the image after qemu-storage-daemon"
 	note "qemu-storage-daemon holding it: 26"
 fi

@@ -9,6 +9,7 @@
 # removes every file again.  Once more with Debian's multiarch LIBDIR
 # (what debian/rules passes): the libraries and e2trim.pc go there, and
 # pkg-config reads the right directories off it.
+# e2e: no-sanitize (make install of the plain build and the files it puts in place: runs no e2trim)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -97,9 +97,11 @@ qnbd ro -f qcow2 --read-only "$T/q2.qcow2"
 run_e2trim -v "nbd+unix:///?socket=$T/ro.sock"
 assert_rc 25 "read-only NBD server"
 assert_grep "the NBD server cannot trim; start it with discard enabled" "$ERR" "25's message"
-# the dry run of a read-only server is fine: it only counts
+# the dry run asks what the real run asks, and is refused the same way
+# (issue 34: it used to count bytes the real run would refuse)
 run_e2trim -n -v "nbd+unix:///?socket=$T/ro.sock"
-assert_rc 0 "dry run through a read-only server"
+assert_rc 25 "dry run through a read-only server"
+assert_grep "the NBD server cannot trim; start it with discard enabled" "$ERR" "the dry run's 25"
 stop "${PIDS[-1]}"
 assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "refused image changed"
 
@@ -107,7 +109,7 @@ assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "refused image changed"
 qnbd hold -f qcow2 "$T/q2.qcow2"
 run_e2trim -v "$T/q2.qcow2"
 assert_rc 26 "image locked by another qemu-nbd"
-assert_grep 'open in another program (qemu.s image lock)' "$ERR" "26's message"
+assert_grep 'open in another program (qemu.s image lock, or an RBD image.s watchers and locks)' "$ERR" "26's message"
 assert_grep 'Failed to get .*lock' "$ERR" "qemu's own words"
 run_e2trim -n "$T/q2.qcow2"
 assert_rc 26 "dry run of a locked image"

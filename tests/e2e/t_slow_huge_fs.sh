@@ -12,6 +12,7 @@
 #    every byte of the files as it was (debugfs dump, md5);
 #  - e2trim's peak RSS stays under 200 MB.
 # Slow (2-3 minutes), but part of make check.
+# e2e: slow (minutes: started first, so that it does not end the run alone)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -28,7 +29,7 @@ img=$T/huge.img
 truncate -s 5T "$img"
 mke2fs -q -F -U "$UUID" -t ext4 -b 1024 -O 64bit \
 	-E hash_seed="$UUID",lazy_itable_init=1,lazy_journal_init=1,nodiscard \
-	"$img" 2>/dev/null || fail "mke2fs"
+	"$img" 2>"$T/mke2fs.err" || { cat "$T/mke2fs.err" >&2; fail "mke2fs of the 5 TiB image"; }
 count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
 [ "$count" -gt "$B32" ] || fail "only $count blocks"
 

@@ -6,12 +6,16 @@
 # encrypt, large_dir, mmp, no journal, no 64bit, an external journal)
 # a small filesystem gets files through debugfs: a file, a directory with a
 # file in it, a short (fast) and a long (slow) symlink, a small file
-# (inline data where the feature is on) and an extended attribute.  Then:
+# (inline data where the feature is on) and an extended attribute; some
+# are then changed by tune2fs (-I 512 on ext3 and ext4 without flex_bg,
+# the journal removed and added back, metadata_csum, orphan_file) or
+# resize2fs (grown, shrunk).  Then:
 #  - e2fsck -fn finds it clean (the oracle that it is clean);
 #  - e2trim trims it, exit 0;
 #  - e2fsck -fn still finds it clean;
 #  - every file reads back (debugfs dump) with its sha256 from before,
 #    every symlink with its target, the xattr with its value.
+# shellcheck disable=SC2016 # TUNE='... "$img"': expanded by sweep's eval
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -75,6 +79,12 @@ sweep() {
 	# debugfs leaves the quota files alone, and an EA inode out of its
 	# owner's i_blocks: e2fsck -fy brings them in line
 	[ -z "${FSCK_FIRST:-}" ] || e2fsck -fy "$img" >/dev/null 2>&1
+	# TUNE: a change made after the files (tune2fs, resize2fs), on $img
+	# (before the free space is filled: tune2fs -I on a filled ext4
+	# without flex_bg leaves a journal e2fsck calls corrupt)
+	if [ -n "${TUNE:-}" ]; then
+		eval "$TUNE" >"$T/tune.log" 2>&1 || { cat "$T/tune.log" >&2; fail "$what: $TUNE"; }
+	fi
 	fill_free "$img"	# so that a trim has bytes to give back
 	clean "$img" "$what (before)"
 	run_e2trim -v "$img"
@@ -113,6 +123,23 @@ sweep 32M "mmp" -t ext4 -O mmp
 sweep 32M "no journal" -t ext4 -O ^has_journal
 sweep 32M "no 64bit" -t ext4 -O ^64bit
 sweep 32M "metadata_csum off, uninit_bg" -t ext4 -O ^metadata_csum,uninit_bg
+
+# (TUNE is eval'ed in sweep, where $img is set)
+# tune2fs and resize2fs after the files: still clean, never refused.
+# tune2fs -I moves the journal and leaves its backup in s_jnl_blocks as it
+# was; e2fsck uses inode 8 and refreshes the backup (e2trim refused, 14).
+TUNE='tune2fs -I 512 "$img"' sweep 32M "ext3, then tune2fs -I 512" -t ext3
+# (1 KiB blocks: with 4 KiB ones, tune2fs 1.47.0 -I 512 itself leaves a
+# journal that e2fsck -fn calls corrupt)
+TUNE='tune2fs -I 512 "$img"' sweep 32M "ext4 ^flex_bg, then tune2fs -I 512" -t ext4 -O ^flex_bg -b 1024
+TUNE='tune2fs -O ^has_journal "$img" && tune2fs -O has_journal "$img"' \
+	sweep 32M "ext4, then without a journal and with one again" -t ext4
+TUNE='e2fsck -fy "$img" && tune2fs -O metadata_csum "$img"' \
+	sweep 32M "ext4 ^metadata_csum, then tune2fs -O metadata_csum" -t ext4 -O ^metadata_csum
+TUNE='tune2fs -O orphan_file "$img"' sweep 32M "ext4, then tune2fs -O orphan_file" -t ext4
+TUNE='resize2fs "$img" 48M' sweep 32M "ext4, then resize2fs 32M -> 48M" -t ext4
+TUNE='e2fsck -fy "$img" && resize2fs "$img" 24M' sweep 32M "ext4, then resize2fs 32M -> 24M" -t ext4
+TUNE='e2fsck -fy "$img" && resize2fs "$img" 24M' sweep 32M "ext3, then resize2fs 32M -> 24M" -t ext3
 
 # an external journal, found by its UUID on a loop device
 if [ "$(id -u)" != 0 ] || ! losetup -f >/dev/null 2>&1; then

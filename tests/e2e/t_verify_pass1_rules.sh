@@ -269,6 +269,10 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	run_e2trim -n "$img"
 	assert_rc 14 "external journal missing"
 	assert_grep "external journal UUID=.* not found" "$ERR" "names the missing journal"
+	# one fix, the one that applies: e2fsck cannot replay what it cannot find
+	assert_grep "; attach the journal device with that UUID, then run e2trim again" "$ERR" \
+		"external journal missing: the fix"
+	grep -q "replay" "$ERR" && { cat "$ERR"; fail "external journal missing: told to replay a journal that cannot be found"; }
 	note "external journal: read through libblkid; refused when missing"
 else
 	left_out "the external journal (needs root and a loop device)"

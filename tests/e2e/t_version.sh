@@ -5,6 +5,7 @@
 # $E2TRIM.  The packaged one is tests/boot/t_package.sh's to check (make
 # check-boot builds the package first), so it is not checked here only
 # when a package happens to be lying around.
+# e2e: no-sanitize (one version string in the changelog, the man page, --version and the soname: the same in either build)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -29,7 +29,9 @@ img=$T/ram/img
 cp --sparse=always "$orig" "$img"
 a=$(alloc_bytes "$img")
 # the checks read the metadata, holes of it too: the same in a dry run
-run_e2trim -n "$img"
+# (the dry run of --zero-fill: a plain -n is refused on ramfs, as the
+# real run is, 2: no hole can be punched there)
+run_e2trim -n --zero-fill "$img"
 assert_rc 0 "dry run on ramfs"
 alloc0=$(alloc_bytes "$img")
 [ "$alloc0" -lt $((32 << 20)) ] || fail "setup: the copy on ramfs is not sparse ($alloc0 bytes)"
@@ -44,4 +46,16 @@ assert_eq "$nz2" 0 "free bytes not zero after"
 assert_eq "$(used_blocks_digest "$img")" "$used" "used blocks"
 e2fsck -fn "$img" >/dev/null 2>&1 || fail "e2fsck -fn after"
 note "ramfs: $nz bytes zeroed, allocated $alloc0 -> $alloc1 bytes"
+
+# a plain trim there: ramfs cannot punch holes; the fix names what works
+# (--zero-fill, followed here), not options that were never given
+cp --sparse=never "$orig" "$img"
+run_e2trim "$img"
+assert_rc 2 "a plain trim on ramfs"
+grep -q -- "--secure\|--zeroout" "$ERR" && { cat "$ERR"; fail "ramfs: names --secure or --zeroout, which were not given"; }
+assert_grep "run e2trim again with --zero-fill" "$ERR" "ramfs: the fix"
+assert_eq "$(wc -l <"$ERR")" 1 "ramfs: lines on stderr"
+run_e2trim --zero-fill "$img"
+assert_rc 0 "ramfs: the fix followed"
+note "ramfs: a plain trim is refused (2) naming --zero-fill, which then works"
 exit 0

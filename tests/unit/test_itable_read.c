@@ -181,7 +181,8 @@ static int cut(int res, unsigned int len)
 static void check_fs(ext2_filsys fs, int fd, const char *img,
 		     const char *how)
 {
-	static const struct itable_ops ops = { got_inode, got_group };
+	static const struct itable_ops ops = { .inode = got_inode,
+					       .group_done = got_group };
 	char what[256];
 	int mode;
 

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * io_readonly.c - the calls e2trim's read-only I/O managers share
+ * (io_readonly.h)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_readonly.h"
+
+errcode_t io_ro_write_blk64(io_channel ch, unsigned long long blk, int count,
+			    const void *buf)
+{
+	(void)ch; (void)blk; (void)count; (void)buf;
+	return EXT2_ET_OP_NOT_SUPPORTED;
+}
+
+errcode_t io_ro_write_blk(io_channel ch, unsigned long blk, int count,
+			  const void *buf)
+{
+	return io_ro_write_blk64(ch, blk, count, buf);
+}
+
+errcode_t io_ro_write_byte(io_channel ch, unsigned long off, int count,
+			   const void *buf)
+{
+	(void)ch; (void)off; (void)count; (void)buf;
+	return EXT2_ET_OP_NOT_SUPPORTED;
+}
+
+errcode_t io_ro_flush(io_channel ch)
+{
+	(void)ch;
+	return 0;
+}
+
+errcode_t io_ro_offset_option(const char *option, const char *arg,
+			      uint64_t *offset_bytes)
+{
+	unsigned long long v;
+	char *end;
+
+	if (strcmp(option, "offset") || !arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	*offset_bytes = v;
+	return 0;
+}
