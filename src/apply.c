@@ -492,6 +492,24 @@ static errcode_t start_progress(struct e2trim *t, struct target *tg,
 	return 0;
 }
 
+/*
+ * An RBD image was read read-only until open_nbd_writable() locked it
+ * (open_rbd.c): what the plan rests on (bitmaps, verification) is read
+ * and checked again under the lock, so that nothing a client wrote
+ * before it is lost to a discard.  Verifying an RBD image is cheap next
+ * to its trim.
+ */
+static errcode_t recheck_locked(struct e2trim *t)
+{
+	if (!t->rbd_io)
+		return 0;
+	bitmap_stream_close(t->stream);
+	t->stream = NULL;
+	t->checked = 0;
+	t->verified = 0;
+	return e2trim_verify(t);
+}
+
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
 	struct target tg;
@@ -518,6 +536,8 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	 * target's (--zero-fill, --secure) included, changed it.
 	 */
 	err = tg.dryrun ? 0 : open_nbd_writable(t);
+	if (!err && !tg.dryrun)
+		err = recheck_locked(t);
 	if (!err)
 		err = start_progress(t, &tg, &ap);
 	/*

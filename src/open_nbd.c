@@ -311,9 +311,9 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	enum nbd_open_fail rc;
 	int err;
 
-	/* an RBD image is ours already: it is still, as it was */
+	/* an RBD image is locked now (open_rbd.c), then checked again */
 	if (t->rbd_io)
-		return open_rbd_recheck(t);
+		return open_rbd_writable(t);
 	if (!t->nbd || !t->nbd_reopen)
 		return 0;
 	err = read_super(t, before);

@@ -10,13 +10,20 @@
  * plan made before.  So:
  *  - an image with any watcher or locker is refused (26) before e2trim
  *    opens it at all;
- *  - a real run opens it read-write and takes the exclusive lock in the
- *    mode that is not handed over (rbd_io.c) before the first read; then
- *    e2trim must be its only client (a VM that came in between is
- *    refused, the lock given back); until close no other client can
- *    write it, and before the first discard and each request after it
- *    the lock is checked to be still ours and the size unchanged;
- *  - a dry run opens it read-only: nothing of the image is written.
+ *  - every run opens it read-only first, and every gate and check (and
+ *    verification) runs there: a refusal, like a dry run, writes nothing
+ *    of the image (no header, no object map, no lock);
+ *  - a real run that passed them checks that no client wrote the image
+ *    since (its header object's version, rbd_io.c), reopens it
+ *    read-write and takes the exclusive lock in the mode that is not
+ *    handed over (rbd_io.c) at the stage boundary qemu-nbd's reopen
+ *    used (open_nbd_writable());
+ *    then e2trim must be its only client, the superblock and the group
+ *    descriptors must read as at the first pass (a writer that came and
+ *    went meanwhile is refused, 26), and the checks and verification run
+ *    again under the lock, before the first discard; until close no
+ *    other client can write it, and before each request the lock is
+ *    checked to be still ours and the size unchanged.
  *
  * A snapshot is read-only in Ceph: a dry run reads it, a trim is refused.
  * What the image holds comes from Ceph's own accounting (rbd du --exact),
@@ -27,6 +34,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "e2trim_int.h"
@@ -191,26 +199,86 @@ static errcode_t ask_all(struct e2trim *t)
 }
 
 /*
- * The image opened for reading (and, in a real run, trimming) before
- * anything of the filesystem is read: read-write with the exclusive
- * lock, then e2trim must be its only client.
+ * The image opened read-only before anything of the filesystem is read,
+ * in a real run too: nothing a refusal leaves behind (open_rbd_writable()
+ * opens it for trimming).
  */
 static errcode_t open_image(struct e2trim *t)
 {
 	char why[512] = "";
 	enum rbd_io_fail rc;
-	int ro = t->opt.dryrun || rbd_spec_is_snap(t->rbd);
+
+	rc = rbd_io_open(t->rbd, 1, &t->rbd_io, why, sizeof(why));
+	t->size_bytes = rc ? 0 : rbd_io_size(t->rbd_io);
+	return io_failed(t, rc, why);
+}
+
+/*
+ * The group descriptors as they read now, byte for byte against those
+ * the checks used: libext2fs keeps them as read in group_desc (swapped
+ * on a big-endian host, where the superblock alone is compared).
+ */
+static int same_descriptors(struct e2trim *t)
+{
+	ext2_filsys fs = t->fs;
+	unsigned char *buf;
+	blk64_t blk;
+	dgrp_t i;
+	int same = 1;
+
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ || !fs->group_desc)
+		return 1;
+	buf = malloc(fs->blocksize);
+	if (!buf)
+		return 0;
+	for (i = 0; same && i < fs->desc_blocks; i++) {
+		blk = ext2fs_descriptor_block_loc2(fs,
+				fs->super->s_first_data_block, i);
+		same = !io_channel_read_blk64(fs->io, blk, 1, buf) &&
+		       !memcmp(buf, (char *)fs->group_desc +
+			       (size_t)i * fs->blocksize, fs->blocksize);
+	}
+	free(buf);
+	return same;
+}
+
+/*
+ * What the checks read at open, read again under the lock: the
+ * superblock (libext2fs keeps its bytes as read in orig_super), then
+ * the descriptors.  A writer that came and went left its mark there.
+ */
+static int same_metadata(struct e2trim *t)
+{
+	unsigned char sb[SUPERBLOCK_SIZE];
+
+	if (!t->fs->orig_super ||
+	    rbd_io_pread(t->rbd_io, sb, sizeof(sb), t->offset_bytes + 1024) ||
+	    memcmp(sb, t->fs->orig_super, sizeof(sb)))
+		return 0;
+	return same_descriptors(t);
+}
+
+errcode_t open_rbd_writable(struct e2trim *t)
+{
+	char why[512] = "";
+	enum rbd_io_fail rc;
 	errcode_t err;
 
-	rc = rbd_io_open(t->rbd, ro, &t->rbd_io, why, sizeof(why));
-	if (!rc && !ro)
+	if (!t->rbd_io || rbd_spec_is_snap(t->rbd))
+		return 0;
+	rc = rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
+	if (!rc)
 		rc = rbd_io_lock(t->rbd_io, why, sizeof(why));
 	err = io_failed(t, rc, why);
-	/* our own watch and lock: nobody else's beside them */
-	if (!err && !ro)
-		err = recheck_clients(t, 1);
+	/* the lock ours, the size as at open, nobody else's watch beside */
 	if (!err)
-		t->size_bytes = rbd_io_size(t->rbd_io);
+		err = open_rbd_recheck(t);
+	if (!err && t->fs && !same_metadata(t))
+		err = lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the filesystem "
+			       "changed while e2trim checked the RBD image "
+			       "(another client wrote it before e2trim took "
+			       "its lock); nothing was trimmed: run again "
+			       "once no other client has the image open");
 	return err;
 }
 

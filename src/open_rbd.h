@@ -9,10 +9,19 @@
 
 /*
  * @t->path is an rbd: name: refuse an image in use, open it through
- * librbd into @t->rbd_io (a real run: read-write, its exclusive lock
- * taken and kept until open_rbd_close()).
+ * librbd into @t->rbd_io, read-only (a real run too, until
+ * open_rbd_writable()).
  */
 errcode_t open_rbd(struct e2trim *t);
+
+/*
+ * A real run whose checks all passed: no client wrote the image since
+ * it was opened (its header object's version), then the image reopened
+ * read-write, its exclusive lock taken and kept until open_rbd_close(),
+ * nobody else with it open, and its superblock and descriptors as the
+ * checks read them (else 26).  0 for no RBD image or a snapshot.
+ */
+errcode_t open_rbd_writable(struct e2trim *t);
 
 /*
  * Before the first discard: the lock still ours, the size as at open,

@@ -5,8 +5,7 @@
  * As nbd_dl.c does for libnbd: the table of functions is filled once
  * under pthread_once and never changed after; the libraries stay loaded.
  * The declarations below are librados' and librbd's C API (stable since
- * Mimic; Debian 12 has 16.2): opaque handles, and the two structs the
- * listing functions fill.
+ * Mimic; Debian 12 has 16.2) are in rbd_dl_api.h.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,43 +16,7 @@
 #include <sys/types.h>
 
 #include "rbd_dl.h"
-
-typedef void *rados_t;
-typedef void *rados_ioctx_t;
-typedef void *rbd_image_t;
-typedef void *rbd_completion_t;
-typedef void (*rbd_callback_t)(rbd_completion_t, void *);
-
-#define RBD_LOCK_MODE_EXCLUSIVE 0
-#define RBD_FEATURE_EXCLUSIVE_LOCK (1ULL << 2)
-
-typedef struct {
-	char *addr;
-	int64_t id;
-	uint64_t cookie;
-} rbd_image_watcher_t;
-
-typedef struct {
-	char *name;
-	char *value;
-	int source;
-} rbd_config_option_t;
-
-typedef struct {
-	uint64_t id;
-	uint64_t size;
-	const char *name;
-} rbd_snap_info_t;
-
-typedef struct {
-	uint64_t size;
-	uint64_t obj_size;
-	uint64_t num_objs;
-	int order;
-	char block_name_prefix[24];
-	int64_t parent_pool;
-	char parent_name[96];
-} rbd_image_info_t;
+#include "rbd_dl_api.h"
 
 static struct {
 	int (*create)(rados_t *, const char *);
@@ -64,6 +27,8 @@ static struct {
 	int (*ioctx_create)(rados_t, const char *, rados_ioctx_t *);
 	void (*ioctx_set_namespace)(rados_ioctx_t, const char *);
 	void (*ioctx_destroy)(rados_ioctx_t);
+	int (*rados_stat)(rados_ioctx_t, const char *, uint64_t *, time_t *);
+	uint64_t (*last_version)(rados_ioctx_t);
 	int (*open_read_only)(rados_ioctx_t, const char *, rbd_image_t *,
 			      const char *);
 	int (*close)(rbd_image_t);
@@ -126,6 +91,8 @@ static void load(void)
 	      SYM(rados, ioctx_create, "rados_ioctx_create") &&
 	      SYM(rados, ioctx_set_namespace, "rados_ioctx_set_namespace") &&
 	      SYM(rados, ioctx_destroy, "rados_ioctx_destroy") &&
+	      SYM(rados, rados_stat, "rados_stat") &&
+	      SYM(rados, last_version, "rados_get_last_version") &&
 	      SYM(rbd, open_read_only, "rbd_open_read_only") &&
 	      SYM(rbd, close, "rbd_close") &&
 	      SYM(rbd, open, "rbd_open") &&
@@ -458,6 +425,28 @@ errcode_t rbd_dl_io_lock(struct rbd_dl *d)
 	if (rc)
 		return ceph_err(rc);
 	d->locked = 1;
+	return 0;
+}
+
+errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
+{
+	rbd_image_info_t info;
+	char oid[64];
+	uint64_t size;
+	time_t mtime;
+	int rc = fn.stat(d->wimage, &info, sizeof(info));
+
+	if (rc)
+		return ceph_err(rc);
+	/* a format 2 image (exclusive-lock needs it): rbd_data.ID */
+	if (strncmp(info.block_name_prefix, "rbd_data.", 9))
+		return EOPNOTSUPP;
+	snprintf(oid, sizeof(oid), "rbd_header.%.23s",
+		 info.block_name_prefix + 9);
+	rc = fn.rados_stat(d->wio, oid, &size, &mtime);
+	if (rc)
+		return ceph_err(rc);
+	*ver = fn.last_version(d->wio);
 	return 0;
 }
 

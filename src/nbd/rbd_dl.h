@@ -81,6 +81,13 @@ errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only);
  */
 errcode_t rbd_dl_io_lock(struct rbd_dl *d);
 
+/*
+ * The version of the image's header object (rados_stat): any client
+ * that writes the image takes its exclusive lock there first, so a
+ * writer that came and went changed it.  0 or an errno value.
+ */
+errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver);
+
 /* Is the lock rbd_dl_io_lock() took still ours?  1 or 0. */
 int rbd_dl_io_owns_lock(struct rbd_dl *d);
 

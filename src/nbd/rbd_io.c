@@ -14,9 +14,11 @@
  * process dies hard, the lock dies with its watch and the next client
  * that asks breaks it.
  *
- * A dry run opens the image read-only (rbd_open_read_only): no watch,
- * no lock, no object map opened for writing, nothing of the image's
- * objects changed.
+ * Every run opens the image read-only first (rbd_open_read_only): no
+ * watch, no lock, no object map opened for writing, nothing of the
+ * image's objects changed, so that a refusal changes nothing.  A real
+ * run that passed every check reopens it read-write (rbd_io_reopen())
+ * and takes the lock before the checks run again and the first discard.
  *
  * As nbd_io.c does for a connection, the io manager is opened by name
  * ("rbd-io:0x...") and the handle carries a magic number: nothing global.
@@ -41,6 +43,7 @@ struct rbd_io {
 	unsigned int magic;
 	struct rbd_dl *d;	/* the spec's connection: not ours to close */
 	uint64_t size_bytes;	/* at open: rbd_io_recheck() compares */
+	uint64_t header_ver;	/* at open: rbd_io_reopen() compares */
 	char name[40];
 	unsigned int read_only : 1,
 		     locked : 1;
@@ -76,6 +79,9 @@ enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
 	err = rbd_dl_io_open(d, rbd_spec_name(s), read_only);
 	if (!err)
 		err = rbd_dl_io_size(d, &io->size_bytes);
+	/* before the first read: what a writer until the lock changes */
+	if (!err && !rbd_spec_is_snap(s))
+		err = rbd_dl_io_header_version(d, &io->header_ver);
 	if (err) {
 		rbd_dl_io_close(d);
 		free(io);
@@ -107,6 +113,39 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 		return RBD_IO_FAILED;
 	}
 	io->locked = 1;
+	return RBD_IO_OK;
+}
+
+enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
+			       char *why, size_t len)
+{
+	errcode_t err;
+	uint64_t ver;
+
+	if (!io->read_only)
+		return RBD_IO_OK;
+	/*
+	 * Any client that wrote the image since rbd_io_open() took its lock
+	 * in the header object first, and changed its version: what was
+	 * read may be stale (a write into a block then free, say).
+	 */
+	err = rbd_dl_io_header_version(io->d, &ver);
+	if (err)
+		return io_fail(err, why, len, "cannot stat the header of",
+			       rbd_spec_name(s));
+	if (ver != io->header_ver) {
+		snprintf(why, len, "another client opened the RBD image for "
+			 "writing while e2trim checked it (its header object "
+			 "changed); nothing was trimmed: run again once no "
+			 "other client has the image open");
+		return RBD_IO_LOCK_HELD;
+	}
+	/* the same handle: libext2fs's channel keeps reading through it */
+	err = rbd_dl_io_open(io->d, rbd_spec_name(s), 0);
+	if (err)
+		return io_fail(err, why, len, "cannot open for writing",
+			       rbd_spec_name(s));
+	io->read_only = 0;
 	return RBD_IO_OK;
 }
 

@@ -4,9 +4,10 @@
  *            through librbd in the process (rbd_io.c)
  *
  * No server stands between e2trim and the image: libext2fs reads through
- * rbd_io_manager, the discards go through target_rbd.c, and a real run
- * holds librbd's exclusive lock, not handed over on request, from before
- * the first read to after the last discard.
+ * rbd_io_manager, the discards go through target_rbd.c.  A real run
+ * reads it read-only first; once every check passed it holds librbd's
+ * exclusive lock, not handed over on request, from before the checks run
+ * again to after the last discard.
  */
 #ifndef E2TRIM_RBD_IO_H
 #define E2TRIM_RBD_IO_H
@@ -35,6 +36,14 @@ enum rbd_io_fail {
  */
 enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
 			     struct rbd_io **out, char *why, size_t len);
+
+/*
+ * The image rbd_io_open() opened read-only, opened again read-write in
+ * the same @io (its size still the one at the first open, for
+ * rbd_io_recheck()); on failure words in @why.
+ */
+enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
+			       char *why, size_t len);
 
 /* Take the exclusive lock (read-write only); on failure words in @why. */
 enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len);

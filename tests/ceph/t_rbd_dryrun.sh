@@ -4,7 +4,8 @@
 # included, keeps its size, mtime, bytes, xattrs and omap, and no lock
 # or watcher is left.  (qemu-nbd's "read-only" server opened the image
 # read-write in librbd and rewrote its object map.)  A refusal (a lock
-# another client holds) changes nothing either.
+# another client holds) changes nothing either, nor does a real run
+# that a filesystem gate refuses (13).
 . "$(dirname "$0")/ceph_lib.sh"
 IMG=rbd/dry
 # librbd writes the access time into the header at an open once this
@@ -68,5 +69,24 @@ diff "$T/before" "$T/after" || fail "a refusal changed an object of the pool"
 note "a refusal (26): every object unchanged"
 rbd -c "$C" lock rm "$IMG" e2trim-test "$(rbd -c "$C" lock ls --format json "$IMG" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["locker"])')" || fail "rbd lock rm"
+rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
+
+# a REAL run refused by a filesystem gate (not clean: 13) changes no
+# object either: the checks run on a read-only open, and the image is
+# opened read-write and locked only once they all passed.  (The lock
+# taken before the first read rewrote the header and the object map.)
+IMG=rbd/unclean
+SPEC="rbd:$IMG:conf=$T/ceph.conf"
+cp "$T/fs.img" "$T/unclean.img"
+debugfs -w -R "ssv state 0" "$T/unclean.img" >/dev/null 2>&1 || fail "debugfs ssv state 0"
+rbd -c "$C" import --no-progress "$T/unclean.img" "$IMG" || fail "rbd import"
+objects >"$T/before"
+"$E2TRIM" -v "$SPEC" >"$OUT" 2>"$ERR"; RC=$?
+cat "$OUT" "$ERR"
+assert_rc 13 "a real run on an unclean filesystem in an RBD image"
+objects >"$T/after"
+diff "$T/before" "$T/after" || fail "a refused real run changed an object of the pool"
+assert_eq "$(rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" 0 "locks after a refused run"
+note "a refused real run (13): $(wc -l <"$T/after") objects of the pool unchanged, no lock"
 rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
 exit 0
