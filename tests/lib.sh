@@ -15,7 +15,8 @@ mkdir -p "$T"
 # Reproducible mke2fs: fixed time, config, UUID and hash seed.
 export E2FSPROGS_FAKE_TIME=1700000000
 export SOURCE_DATE_EPOCH=1700000000
-MKE2FS_CONFIG="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mke2fs.conf"
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MKE2FS_CONFIG=$TESTS/mke2fs.conf
 export MKE2FS_CONFIG
 UUID=5b3c4e0a-6f1d-4f0e-9a51-3c2d7e8f9a10
 
@@ -448,6 +449,19 @@ pause_release() {	# N (1)
 pause_disarm() {
 	unset E2TRIM_TEST_PAUSE
 	exec 7>&- 8>&-
+}
+
+# mmp_no_wait: from here on, libext2fs's MMP wait (11 s at each open of
+# an MMP filesystem for writing, e2trim's and e2fsck's) is skipped, for a
+# test that opens one many times and is not about another node using it
+# (tests/inject/mmp_no_wait.c says what is kept).  t_gate_mmp_live never.
+mmp_no_wait() {
+	local so=$T/mmp_no_wait.so
+	${CC:-cc} -shared -fPIC -o "$so" "$TESTS/inject/mmp_no_wait.c" ||
+		fail "cannot build tests/inject/mmp_no_wait.c"
+	export LD_PRELOAD=$so
+	# a sanitized e2trim wants its runtime first; this shim is harmless
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 }
 
 # hold_excl DEV: another program holds DEV open with O_EXCL (as mkfs,

@@ -7,6 +7,7 @@
 # block is left clean (the run released it).  No root needed.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+mmp_no_wait	# MMP is taken here, but this is not about another node
 
 img=$T/mmp.img
 mkfs "$img" 64M -t ext4 -O mmp -E mmp_update_interval=1

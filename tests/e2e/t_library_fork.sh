@@ -14,6 +14,7 @@
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
+mmp_no_wait	# MMP is taken here, but this is not about another node
 command -v pkg-config >/dev/null || skip "pkg-config not installed (make deps installs it)"
 command -v qemu-img >/dev/null || skip "qemu-img not installed (make deps installs it)"
 lib_install
