@@ -12,12 +12,17 @@
 #                              build-san/, make check SANITIZE=1): not run there
 #   # e2e: slow (why)          started before the others, so that it does not
 #                              run alone at the end
+# E2E_CACHE: where a test keeps an input that is slow to make and the same
+# in every pass (the 5 TiB image of t_slow_huge_fs), so that make check
+# SANITIZE=1 copies what make check made; build/e2e-cache by default
+# (make clean removes it), empty: nothing kept.
 # TESTS_DIR: run the t_*.sh of that folder instead (tests/ceph/run.sh
 # does, once its cluster is up); SHOW_NOTES=1: a passed test's notes too.
 set -u
 here=${TESTS_DIR:-$(cd "$(dirname "$0")" && pwd)}
 : "${E2TRIM:?E2TRIM must name the e2trim binary}"
 export E2TRIM
+export E2E_CACHE=${E2E_CACHE-$(cd "$here/../.." && pwd)/build/e2e-cache}
 jobs=${E2E_JOBS:-$(nproc)}
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "E2E_JOBS=$jobs: not a number of jobs" >&2; exit 2; }
 sanitized=
@@ -34,7 +39,7 @@ declares() { grep -qE "^# e2e: $2( |\$)" "$1"; }
 start() {
 	local name=$1
 	(
-		T=$(mktemp -d "/tmp/e2trim-$name.XXXXXX")
+		T=$(mktemp -d "${E2E_TMPDIR:-/tmp}/e2trim-$name.XXXXXX")
 		t0=$(date +%s)
 		T=$T bash "$here/$name.sh" >"$R/$name.log" 2>&1
 		rc=$?

@@ -16,6 +16,7 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
+mmp_no_wait	# the real trims of the MMP layout: not about another node
 here=$(dirname "$0")/..
 
 check_good() {		# name

@@ -14,6 +14,8 @@ MUTATE=$(cd "$(dirname "$0")/../mutate" && pwd)/mutate.py
 command -v python3 >/dev/null || fail "python3 is missing (make deps)"
 
 n=${MUTATE_SMOKE:-300}
+# under a checker (E2E_SAMPLE), a third of them
+[ -z "$E2E_SAMPLE" ] || n=${MUTATE_SMOKE:-100}
 # the small fixtures (16-32 MiB, and bigalloc): setup stays a few seconds
 fx=ext2-1k,ext3,ext4-noflex,ext4-bigalloc16k,ext4-uninitbg,ext4-sparse2,rich
 if ! python3 "$MUTATE" --cache "$T/fx" run -n "$n" --seed 20261203 -j 2 --minimize 1 \

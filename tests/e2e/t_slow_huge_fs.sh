@@ -1,7 +1,7 @@
 #!/bin/bash
 # A filesystem of more than 2^32 blocks: 5 TiB of 1 KiB blocks, 5.37 G
 # blocks, made at test time in a sparse file (about 500 MB on disk and a
-# minute of mke2fs; removed at the end).  Three files are put where 32-bit
+# minute of mke2fs; removed at the end; a second pass copies the first's).  Three files are put where 32-bit
 # block arithmetic would go wrong (tests/tools/place_file.c): one well
 # above 2^32, one across 2^32, one ending on the very last block.  Then:
 #  - the plan of a window from just below 2^32 to the end (-o/-l) is
@@ -25,21 +25,42 @@ tool=$T/place_file
 ${CC:-cc} -o "$tool" "$here/tools/place_file.c" \
 	$(pkg-config --cflags --libs ext2fs com_err) || fail "cannot build place_file"
 
+# The image with its three files is the same in make check and make check
+# SANITIZE=1: the first pass keeps it in $E2E_CACHE (tests/e2e/run.sh),
+# keyed by this script, place_file.c and mke2fs's version, and the second
+# copies it (SEEK_DATA: the 500 MB, not the 5 TiB) instead of making it.
 img=$T/huge.img
-truncate -s 5T "$img"
-mke2fs -q -F -U "$UUID" -t ext4 -b 1024 -O 64bit \
-	-E hash_seed="$UUID",lazy_itable_init=1,lazy_journal_init=1,nodiscard \
-	"$img" 2>"$T/mke2fs.err" || { cat "$T/mke2fs.err" >&2; fail "mke2fs of the 5 TiB image"; }
-count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
-[ "$count" -gt "$B32" ] || fail "only $count blocks"
-
 for f in far edge last; do
 	python3 -c 'import random, sys
 sys.stdout.buffer.write(random.Random(sys.argv[1]).randbytes(1 << 20))' "$f" >"$T/$f.data"
 done
-"$tool" "$img" far $((count - 300000)) "$T/far.data" \
-	edge $((B32 - 512)) "$T/edge.data" \
-	last $((count - 1024)) "$T/last.data" >"$T/placed" || fail "place_file"
+key=$({ cat "$0" "$here/tools/place_file.c"; mke2fs -V 2>&1; } | sha256sum | cut -c1-16)
+cached=${E2E_CACHE:+$E2E_CACHE/huge-$key}
+if [ -n "$cached" ] && [ -f "$cached.img" ] && [ -f "$cached.placed" ]; then
+	cp --sparse=always "$cached.img" "$img" || fail "cannot copy $cached.img"
+	cp "$cached.placed" "$T/placed"
+	count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
+	note "the image made by an earlier pass: $cached.img"
+else
+	truncate -s 5T "$img"
+	mke2fs -q -F -U "$UUID" -t ext4 -b 1024 -O 64bit \
+		-E hash_seed="$UUID",lazy_itable_init=1,lazy_journal_init=1,nodiscard \
+		"$img" 2>"$T/mke2fs.err" || { cat "$T/mke2fs.err" >&2; fail "mke2fs of the 5 TiB image"; }
+	count=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block count:/ {print $3}')
+	[ "$count" -gt "$B32" ] || fail "only $count blocks"
+	"$tool" "$img" far $((count - 300000)) "$T/far.data" \
+		edge $((B32 - 512)) "$T/edge.data" \
+		last $((count - 1024)) "$T/last.data" >"$T/placed" || fail "place_file"
+	if [ -n "$cached" ] && mkdir -p "$E2E_CACHE"; then
+		# whole or not at all: a pass stopped halfway leaves no half image
+		if cp --sparse=always "$img" "$cached.img.$$" && cp "$T/placed" "$cached.placed"; then
+			mv "$cached.img.$$" "$cached.img"
+		else
+			rm -f "$cached.img.$$"
+		fi
+	fi
+fi
+[ "$count" -gt "$B32" ] || fail "only $count blocks"
 read -r _ far_first _ < <(grep '^far ' "$T/placed")
 read -r _ edge_first edge_last < <(grep '^edge ' "$T/placed")
 read -r _ _ last_last < <(grep '^last ' "$T/placed")

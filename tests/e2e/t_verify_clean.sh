@@ -10,6 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
+mmp_no_wait	# the real trims of the MMP layout: not about another node
 
 check_clean() {	# name img
 	local name=$1 img=$2

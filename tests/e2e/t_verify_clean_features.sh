@@ -18,6 +18,7 @@
 # shellcheck disable=SC2016 # TUNE='... "$img"': expanded by sweep's eval
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
+mmp_no_wait	# the real trims of the MMP layout: not about another node
 
 img=$T/a.img
 head -c 300000 /dev/urandom >"$T/big"
