@@ -114,27 +114,68 @@ if [ -n "$need_ceph" ] && [ -z "${CEPH_CONF:-}" ]; then
 fi
 export CEPH_WHY=${CEPH_WHY:-}
 
+# run_case KIND SCENARIO: one case in its own bash and folder; its exit
+# code and seconds go to $R/KIND-SCENARIO.rc
+run_case() {
+	local k=$1 s=$2 t t0 rc
+	t=$(mktemp -d "/tmp/e2trim-cx-$k-$s.XXXXXX")
+	t0=$(date +%s)
+	T=$t bash "$here/case.sh" "$k" "$s" >"$R/$k-$s.log" 2>&1
+	rc=$?
+	rm -rf "$t"
+	echo "$rc $(( $(date +%s) - t0 ))" >"$R/$k-$s.rc.new"
+	mv "$R/$k-$s.rc.new" "$R/$k-$s.rc"
+}
+
+# report KIND SCENARIO: its line (and a failure's last lines)
+report() {
+	local k=$1 s=$2 rc secs log=$R/$1-$2.log
+	read -r rc secs <"$R/$k-$s.rc"
+	case $rc in
+	0)	pass=$((pass + 1)); echo "PASS $k $s (${secs}s)"
+		[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$log" | sed 's/^/  | /' ;;
+	78)	nas=$((nas + 1)); echo "N/A $k $s: $(sed -n 's/^N\/A: //p' "$log")" ;;
+	77)	skip_case "$k" "$s" "$(grep SKIP "$log" | tail -1)" ;;
+	*)	failed=$((failed + 1)); echo "FAIL $k $s (exit $rc, ${secs}s)"
+		sed 's/^/  | /' "$log" | tail -15 ;;
+	esac
+}
+
+# CONTRACT_JOBS cases side by side (the cores): each has its own folder,
+# fixtures copies, loop devices and sockets; RBD cases share the cluster
+# but each makes its own images.  The lines come in the cases' order.
+jobs=${CONTRACT_JOBS:-$(nproc)}
+R=$CX_FIX/results
+mkdir -p "$R"
 start=$(date +%s)
 make_fixtures
+cases=()
 for s in $SCENARIOS; do
-	for k in $kinds; do
-		why=$(missing_for "$k")
-		if [ -n "$why" ]; then skip_case "$k" "$s" "$why"; continue; fi
-		T=$(mktemp -d "/tmp/e2trim-cx-$k-$s.XXXXXX")
-		t0=$(date +%s)
-		T=$T bash "$here/case.sh" "$k" "$s" >"$T.log" 2>&1
-		rc=$?
-		secs=$(( $(date +%s) - t0 ))
-		case $rc in
-		0)	pass=$((pass + 1)); echo "PASS $k $s (${secs}s)"
-			[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$T.log" | sed 's/^/  | /' ;;
-		78)	nas=$((nas + 1)); echo "N/A $k $s: $(sed -n 's/^N\/A: //p' "$T.log")" ;;
-		77)	skip_case "$k" "$s" "$(grep SKIP "$T.log" | tail -1)" ;;
-		*)	failed=$((failed + 1)); echo "FAIL $k $s (exit $rc, ${secs}s)"
-			sed 's/^/  | /' "$T.log" | tail -15 ;;
-		esac
-		rm -rf "$T" "$T.log"
+	for k in $kinds; do cases+=("$k $s"); done
+done
+declare -A running=()
+next=0
+for c in "${cases[@]}"; do
+	read -r k s <<<"$c"
+	why=$(missing_for "$k")
+	if [ -n "$why" ]; then echo "77 0" >"$R/$k-$s.rc"; echo "SKIP $why" >"$R/$k-$s.log"; continue; fi
+	while [ ${#running[@]} -ge "$jobs" ]; do
+		wait -n -p pid "${!running[@]}"
+		unset "running[$pid]"
 	done
+	run_case "$k" "$s" &
+	running[$!]=1
+	# the lines of the cases that have ended, in order
+	while [ "$next" -lt ${#cases[@]} ]; do
+		read -r k s <<<"${cases[$next]}"
+		[ -f "$R/$k-$s.rc" ] || break
+		report "$k" "$s"; next=$((next + 1))
+	done
+done
+wait
+while [ "$next" -lt ${#cases[@]} ]; do
+	read -r k s <<<"${cases[$next]}"
+	report "$k" "$s"; next=$((next + 1))
 done
 echo "$nas not applicable (each with its reason above); $(( $(date +%s) - start )) s"
 echo "$pass passed, $failed failed, $skipped skipped"

@@ -43,16 +43,22 @@ start() {
 		t0=$(date +%s)
 		T=$T bash "$here/$name.sh" >"$R/$name.log" 2>&1
 		rc=$?
-		echo "$rc $(($(date +%s) - t0))" >"$R/$name.rc"
 		rm -rf "$T"
+		# the CPU seconds of its processes (times: children's user, sys)
+		# (not in a pipe: a forked shell has no children)
+		times >"$R/$name.times"
+		cpu=$(tail -1 "$R/$name.times" | awk '{ for (i = 1; i <= 2; i++) {
+			split($i, p, "m"); c += p[1] * 60 + p[2] } printf "%d", c }')
+		echo "$rc $(($(date +%s) - t0)) $cpu" >"$R/$name.rc"
 	) &
 	running[$!]=$name
 }
 
 # report NAME: its line, and a failure's log
 report() {
-	local name=$1 rc secs log=$R/$1.log
-	read -r rc secs <"$R/$name.rc"
+	local name=$1 rc secs cpu log=$R/$1.log
+	read -r rc secs cpu <"$R/$name.rc"
+	echo "$secs $cpu $name" >>"$R/times"
 	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
 		[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$log" | sed 's/^/  | /'
@@ -102,5 +108,12 @@ for name in "${slow[@]}" "${parallel[@]}"; do
 done
 while [ ${#running[@]} -gt 0 ]; do reap; done
 
+# where the time went, for the next cut: wall and CPU seconds (user +
+# sys of the test's processes; less than wall: waiting for I/O, a
+# server, a guard)
+if [ -s "$R/times" ]; then
+	echo "the longest: $(sort -rn "$R/times" | head -8 |
+		awk '{printf "%s%s %ss (cpu %ss)", (NR > 1 ? ", " : ""), $3, $1, $2}')"
+fi
 echo "$pass passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]
