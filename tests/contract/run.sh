@@ -40,7 +40,7 @@ all | local | ceph) kinds=$(kinds_of "$kinds") ;;
 esac
 
 pass=0 failed=0 skipped=0 nas=0
-CX_FIX=$(mktemp -d /tmp/e2trim-contract.XXXXXX)
+CX_FIX=$(mktemp -d "${E2E_TMPDIR:-/tmp}/e2trim-contract.XXXXXX")
 export CX_FIX
 CLUSTER=
 finish() {
@@ -118,7 +118,7 @@ export CEPH_WHY=${CEPH_WHY:-}
 # code and seconds go to $R/KIND-SCENARIO.rc
 run_case() {
 	local k=$1 s=$2 t t0 rc
-	t=$(mktemp -d "/tmp/e2trim-cx-$k-$s.XXXXXX")
+	t=$(mktemp -d "${E2E_TMPDIR:-/tmp}/e2trim-cx-$k-$s.XXXXXX")
 	t0=$(date +%s)
 	T=$t bash "$here/case.sh" "$k" "$s" >"$R/$k-$s.log" 2>&1
 	rc=$?

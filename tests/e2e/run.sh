@@ -16,6 +16,8 @@
 # in every pass (the 5 TiB image of t_slow_huge_fs), so that make check
 # SANITIZE=1 copies what make check made; build/e2e-cache by default
 # (make clean removes it), empty: nothing kept.
+# E2E_TMPDIR: where the scratch folders go (/tmp; .ci/run: /dev/shm for
+# one pass, tmpfs, /tmp for the other).
 # TESTS_DIR: run the t_*.sh of that folder instead (tests/ceph/run.sh
 # does, once its cluster is up); SHOW_NOTES=1: a passed test's notes too.
 set -u
