@@ -283,7 +283,9 @@ static errcode_t open_fs(struct e2trim *t)
 	 * first, it says why.)
 	 */
 	if (ext2fs_has_feature_mmp(t->fs->super)) {
-		err = check_mmp_clean(t);
+		err = open_mmp_reachable(t);
+		if (!err)
+			err = check_mmp_clean(t);
 		if (err)
 			return err;
 	}

@@ -82,3 +82,40 @@ errcode_t open_mmp_check(struct e2trim *t, errcode_t *io_err)
 	return ret;
 }
 
+/*
+ * libext2fs reads the MMP block through a descriptor of its own, opened
+ * on the filesystem's name (ext2fs_mmp_read(): O_DIRECT, the block's
+ * place counted from byte 0), never through the I/O channel.  At an
+ * offset inside an image it reads another block ("invalid magic"); for
+ * a VM image, NBD export or RBD image the name is not a file at all.
+ * e2fsck fails alike.  Say what it is (12) before reading anything,
+ * and how to reach the filesystem as a device, where MMP works.
+ */
+errcode_t open_mmp_reachable(struct e2trim *t)
+{
+	char path[DETAIL_LEN / 2];
+
+	if (!t->offset_bytes && !t->nbd && !t->rbd_io)
+		return 0;
+	lib_fail(t, E2TRIM_ERR_FEATURE, "it has multi-mount protection "
+		 "(MMP), whose block libext2fs and e2fsck read only on a "
+		 "whole device or image file, not %s",
+		 t->rbd_io ? "through librbd" : t->nbd ?
+		 "through NBD" : "at an offset inside an image");
+	/* another way to the filesystem, not a fix: no backquotes */
+	if (t->rbd_io)
+		lib_fix(t, E2TRIM_ERR_FEATURE, "map the image with rbd "
+			"device map and run e2trim on that device");
+	else if (t->nbd)
+		lib_fix(t, E2TRIM_ERR_FEATURE, "attach the image as a "
+			"device (qemu-nbd --connect=/dev/nbdN, or qemu-img "
+			"convert -O raw) and run e2trim on that");
+	else
+		lib_fix(t, E2TRIM_ERR_FEATURE, "attach the partition as a "
+			"loop device (losetup --find --show --offset %llu "
+			"--sizelimit %llu %s) and run e2trim on that device",
+			(unsigned long long)t->offset_bytes,
+			(unsigned long long)t->size_bytes,
+			lib_shell_quote(t->path, path, sizeof(path)));
+	return E2TRIM_ERR_FEATURE;
+}

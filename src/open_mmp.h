@@ -13,4 +13,10 @@
  */
 errcode_t open_mmp_check(struct e2trim *t, errcode_t *io_err);
 
+/*
+ * 0, or a refusal (12) when libext2fs cannot reach @t's MMP block: at an
+ * offset inside an image, through NBD or librbd.
+ */
+errcode_t open_mmp_reachable(struct e2trim *t);
+
 #endif /* E2TRIM_OPEN_MMP_H */
