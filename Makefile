@@ -105,7 +105,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
 		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
-		image_rbd.c rbd_io.c) \
+		image_rbd.c rbd_io.c rbd_readahead.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \
 		target_nbd.c target_rbd.c target_zero_write.c target_zero_read.c \
@@ -137,7 +137,7 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_partition test_itable_read test_json test_walk \
 	      test_histogram test_zero_fill test_target_nbd \
 	      test_check_desc test_image_format test_handle test_cancel \
-	      test_apply_error test_api test_rbd_name
+	      test_apply_error test_api test_rbd_name test_rbd_readahead
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-contract check-contract-local build-all fuzz-build check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
@@ -220,6 +220,12 @@ $(B)/tests/test_uring: tests/unit/test_uring.c $(LIB_OBJS) | $(B)/tests
 $(B)/tests/test_apply_error: tests/unit/test_apply_error.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
 		-Wl,--wrap=fallocate64 $(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
+
+# librbd's reads wrapped over an image in memory
+$(B)/tests/test_rbd_readahead: tests/unit/test_rbd_readahead.c $(LIB_OBJS) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		-Wl,--wrap=rbd_dl_io_aio_read -Wl,--wrap=rbd_dl_io_wait \
+		$(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
 
 # the test calls libnbd itself, besides the table nbd_dl.c loads
 $(B)/tests/test_target_nbd: tests/unit/test_target_nbd.c $(LIB_OBJS) | $(B)/tests

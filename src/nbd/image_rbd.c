@@ -98,11 +98,15 @@ errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 	return 0;
 }
 
-static errcode_t add_used(uint64_t off, uint64_t len, void *arg)
+/* The bytes rbd_extent_add() collected: what rbd du --exact counts. */
+static uint64_t extents_bytes(const struct rbd_extents *x)
 {
-	(void)off;
-	*(uint64_t *)arg += len;
-	return 0;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		sum += x->d[i][1] - x->d[i][0];
+	return sum;
 }
 
 /*
@@ -128,8 +132,8 @@ static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
 /* The connection to the cluster, made once, with qemu's options. */
 static struct rbd_dl *lib_connect(struct rbd_spec *s)
 {
-	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 3];
-	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 3];
+	const char *key[MAX_OPTS + RBD_NTIMEOUTS + 4];
+	const char *val[MAX_OPTS + RBD_NTIMEOUTS + 4];
 	int n = 0, i;
 
 	if (s->dl || s->dl_tried)
@@ -148,6 +152,15 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 	if (!rbd_has_key(s, "rbd_atime_update_interval")) {
 		key[n] = "rbd_atime_update_interval";
 		val[n++] = "0";
+	}
+	/*
+	 * rbd_diff_iterate2's exact extents are one request per object, 10
+	 * in flight by default: a 1 GiB image's 256 objects took 20-30 ms
+	 * a walk, about 40 % less with 32 (this client's requests only)
+	 */
+	if (!rbd_has_key(s, "rbd_concurrent_management_ops")) {
+		key[n] = "rbd_concurrent_management_ops";
+		val[n++] = "32";
 	}
 	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
 		if (rbd_has_key(s, rbd_timeouts[i]))
@@ -190,7 +203,6 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 {
 	struct rbd_dl *d = lib_connect(s);
 	struct rbd_extents x = { 0 };
-	uint64_t used = 0;
 	errcode_t ew, el;
 	int w, l, snaps;
 
@@ -215,14 +227,23 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	/*
 	 * rbd du --exact counts what the image holds since its last
 	 * snapshot, without a clone's parent: the same walk when it has
-	 * none; with snapshots the command counts it
+	 * none; with snapshots the command counts it.  Without snapshots
+	 * the own layer's map is that walk too (own_map()): walked once.
 	 */
 	if ((*what & RBD_ASK_USED) && !s->snap &&
-	    !rbd_dl_snapshots(d, &snaps) && snaps == 0 &&
-	    !rbd_dl_extents(d, NULL, 0, add_used, &used)) {
-		f->used_bytes = used;
-		f->used_known = 1;
-		*what &= ~RBD_ASK_USED;
+	    !rbd_dl_snapshots(d, &snaps) && snaps == 0) {
+		if (!rbd_dl_extents(d, NULL, 0, rbd_extent_add, &x)) {
+			f->used_bytes = extents_bytes(&x);
+			f->used_known = 1;
+			*what &= ~RBD_ASK_USED;
+			if (*what & RBD_ASK_MAP) {
+				rbd_extents_to_map(&x, f);
+				*what &= ~RBD_ASK_MAP;
+			}
+		}
+		/* a walk that failed half way is not a map */
+		free(x.d);
+		memset(&x, 0, sizeof(x));
 	}
 	if ((*what & RBD_ASK_MAP) && !own_map(d, &x)) {
 		rbd_extents_to_map(&x, f);

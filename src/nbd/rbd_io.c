@@ -20,6 +20,11 @@
  * run that passed every check reopens it read-write (rbd_io_reopen())
  * and takes the lock before the checks run again and the first discard.
  *
+ * libext2fs's reads go through a readahead cache (rbd_readahead.c): what
+ * the fast readers say comes next, and the next stretch of a sequential
+ * read, in flight at once.  It is emptied before the reopen, so the
+ * checks under the lock read the image afresh.
+ *
  * As nbd_io.c does for a connection, the io manager is opened by name
  * ("rbd-io:0x...") and the handle carries a magic number: nothing global.
  */
@@ -32,6 +37,7 @@
 #include "image_rbd.h"
 #include "rbd_dl.h"
 #include "rbd_io.h"
+#include "rbd_readahead.h"
 
 #define IO_PREFIX "rbd-io:"
 #define IO_MAGIC 0x72626469u		/* "rbdi" */
@@ -44,6 +50,8 @@ struct rbd_io {
 	struct rbd_dl *d;	/* the spec's connection: not ours to close */
 	uint64_t size_bytes;	/* at open: rbd_io_recheck() compares */
 	uint64_t header_ver;	/* at open: rbd_io_reopen() compares */
+	struct rbd_ra *ra;	/* reads asked ahead, or NULL */
+	uint64_t last_end;	/* where the last read ended: sequential? */
 	char name[40];
 	unsigned int read_only : 1,
 		     locked : 1;
@@ -89,6 +97,7 @@ enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
 	}
 	io->magic = IO_MAGIC;
 	io->d = d;
+	io->ra = rbd_ra_new(d, io->size_bytes);	/* without it, reads wait */
 	io->read_only = !!read_only;
 	snprintf(io->name, sizeof(io->name), IO_PREFIX "%p", (void *)io);
 	*out = io;
@@ -124,6 +133,9 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 
 	if (!io->read_only)
 		return RBD_IO_OK;
+	/* nothing read before the lock is served after it */
+	rbd_ra_drop_all(io->ra);
+	io->last_end = 0;
 	/*
 	 * Any client that wrote the image since rbd_io_open() took its lock
 	 * in the header object first, and changed its version: what was
@@ -214,6 +226,8 @@ void rbd_io_close(struct rbd_io *io)
 {
 	if (!io)
 		return;
+	/* librbd must not write into a buffer after it is freed */
+	rbd_ra_free(io->ra);
 	rbd_dl_io_close(io->d);
 	io->magic = 0;
 	free(io);
@@ -277,6 +291,23 @@ static errcode_t io_set_blksize(io_channel ch, int blksize)
 	return 0;
 }
 
+/*
+ * From what was read ahead, or from librbd; a read where the last one
+ * ended asks the next stretch ahead first.
+ */
+static errcode_t read_ahead(struct rbd_io *io, void *buf, uint64_t len,
+			    uint64_t off)
+{
+	int seq = off == io->last_end;
+
+	io->last_end = off + len;
+	if (seq)
+		rbd_ra_sequential(io->ra, off, len);
+	if (rbd_ra_take(io->ra, buf, off, len))
+		return 0;
+	return rbd_io_pread(io, buf, len, off);
+}
+
 /* A negative @count means -count bytes (the superblock is read so). */
 static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
@@ -289,7 +320,7 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 	errcode_t rc;
 
 	have = off >= end ? 0 : (end - off < size ? end - off : size);
-	rc = have ? rbd_io_pread(p->io, buf, have, off) : 0;
+	rc = have ? read_ahead(p->io, buf, have, off) : 0;
 	if (rc)
 		return rc;
 	if (have < size) {
@@ -304,6 +335,17 @@ static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
 			     void *buf)
 {
 	return io_read_blk64(ch, blk, count, buf);
+}
+
+/* What the fast readers will read next: ask for it now. */
+static errcode_t io_readahead(io_channel ch, unsigned long long blk,
+			      unsigned long long count)
+{
+	struct io_priv *p = ch->private_data;
+
+	rbd_ra_start(p->io->ra, p->offset_bytes + blk * ch->block_size,
+		     count * ch->block_size);
+	return 0;
 }
 
 static errcode_t io_set_option(io_channel ch, const char *option,
@@ -326,6 +368,7 @@ static struct struct_io_manager rbd_io_struct = {
 	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
+	.cache_readahead = io_readahead,
 	.write_blk64 = io_ro_write_blk64,
 };
 

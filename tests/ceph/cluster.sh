@@ -3,7 +3,8 @@
 # cluster.sh kill-osd DIR | start-osd DIR: SIGKILL the OSD (a crash), and
 # start it again, back once the pool serves I/O.
 #
-# One monitor and one OSD (bluestore on a sparse 4 GiB file), no mgr (RBD
+# One monitor and one OSD (bluestore on a sparse 4 GiB file, or
+# CEPH_OSD_BYTES: the bench's fleet needs more), no mgr (RBD
 # does not need one), bound to 127.0.0.1 only, every file under DIR: its
 # own ceph.conf, keyring, admin sockets (one per daemon: a socket in
 # [global] would make every client fight for the same path), logs and
@@ -57,7 +58,7 @@ admin_socket = $D/run/\$name.asok
 [osd]
 admin_socket = $D/run/\$name.asok
 osd_objectstore = bluestore
-bluestore_block_size = 4294967296
+bluestore_block_size = ${CEPH_OSD_BYTES:-4294967296}
 osd_memory_target = 1073741824
 [client]
 admin_socket =
