@@ -22,6 +22,7 @@
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
 #   make mutate-code  deliberate code mutants must fail the tests: MUTANTS_CODE=a,b,
 #                   MUTATE_CODE_QUICK=1 (tagged tests only), MUTATE_CODE_JOBS
+#   make mutate-code-ceph  the same for the mutants Ceph tests kill (root)
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make E2TRIM_LINK=shared   the command links libe2trim.so.1, not .a
 #   make deb        the Debian packages e2trim, libe2trim1, libe2trim-dev,
@@ -142,7 +143,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-contract check-contract-local build-all fuzz-build check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
-	mutate mutate-code \
+	mutate mutate-code mutate-code-ceph \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
 	deps-ceph check-ceph bench-ceph
 
@@ -413,6 +414,12 @@ MUTATE_CODE_JOBS ?= 1
 mutate-code: deps
 	@MUTANTS_CODE="$(MUTANTS_CODE)" MUTATE_CODE_QUICK="$(MUTATE_CODE_QUICK)" \
 		python3 tests/mutate-code/run.py -j $(MUTATE_CODE_JOBS)
+
+# the mutants whose killers are Ceph tests (suite: ceph), one cluster for
+# all of them (root)
+mutate-code-ceph: deps-ceph
+	@MUTANTS_CODE="$(MUTANTS_CODE)" MUTATE_CODE_QUICK="$(MUTATE_CODE_QUICK)" \
+		python3 tests/mutate-code/run.py --suite ceph
 
 # Everything `make install` puts in place, and `make uninstall` removes.
 INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(MANDIR)/man3/libe2trim.3 \
