@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -151,7 +152,8 @@ def run_test(dst, name):
         return 0
     if rc == 0:
         return "other", "no test matched %s" % name
-    m = re.search(r"^FAIL \S+ \(exit (\d+)\)", out, re.M)
+    # "FAIL NAME (exit RC)" or, as run.sh says it now, "(exit RC, Ns)"
+    m = re.search(r"^FAIL \S+ \(exit (\d+)[,)]", out, re.M)
     ok = m and m.group(1) == "1" and ASSERTION.search(out)
     return ("assert" if ok else "other"), out[-400:]
 
@@ -194,7 +196,7 @@ def stop_cluster(d):
 def failed_in_check(out):
     """Names of what `make check` reported as failed by an assertion."""
     names = [n for n, blk in re.findall(
-        r"^FAIL (t_\w+) \(exit 1\)\n((?:  \|.*\n)*)", out, re.M)
+        r"^FAIL (t_\w+) \(exit 1[,)].*\n((?:  \|.*\n)*)", out, re.M)
         if ASSERTION.search(blk)]
     names += re.findall(r"^== \S*/(test_\w+)\n(?:(?!^== ).*\n)*?\[  FAILED  \]", out, re.M)
     return sorted(set(names))
@@ -305,16 +307,22 @@ def main():
         if unknown:
             sys.exit("unknown mutants: " + " ".join(sorted(unknown)))
         muts = [m for m in muts if m["name"] in want]
-    for m in muts:
-        if m["suite"] != a.suite:
+    others = [m for m in muts if m["suite"] != a.suite]
+    for m in others:	# the few of other suites by name, e2e's counted
+        if m["suite"] != "e2e":
             print("NOT RUN  %-36s suite %s: %s" % (
                 m["name"], m["suite"], SUITES[m["suite"]] or BOOT_HOWTO))
+    n_e2e = sum(m["suite"] == "e2e" for m in others)
+    if n_e2e:
+        print("NOT RUN  %d e2e mutants: %s" % (n_e2e, SUITES["e2e"]))
     muts = [m for m in muts if m["suite"] == a.suite]
     if not muts:
         print("no %s mutant to run" % a.suite)
         return 0
     tmp = os.environ.get("MUTATE_CODE_TMP") or None
     t0 = time.time()
+    # a stop ends the run through its finally: the cluster stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     cluster = None
     if a.suite == "ceph":
         cluster = start_cluster(tmp)
