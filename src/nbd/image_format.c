@@ -247,18 +247,20 @@ const char *image_format_probe(int fd)
 	return NULL;
 }
 
-/* `qemu-img info -U --output=json -f @format @path` into @buf: 0 or -1. */
-static int qemu_img_info(const char *path, const char *format, char *buf,
-			 size_t len)
+/*
+ * `qemu-img info -U --output=json -f @format @path` into @buf: 0, or why
+ * not (EIO: it ran and failed).
+ */
+static errcode_t qemu_img_info(const char *path, const char *format,
+			       char *buf, size_t len)
 {
 	char *argv[] = { (char *)"qemu-img", (char *)"info", (char *)"-U",
 			 (char *)"--output=json", (char *)"-f", (char *)format,
 			 (char *)"--", (char *)path, NULL };
 	int status;
+	errcode_t err = run_cmd_capture(argv, buf, len, -1, &status);
 
-	if (run_cmd_capture(argv, buf, len, -1, &status) || status)
-		return -1;
-	return 0;
+	return err ? err : status ? EIO : 0;
 }
 
 /* "cluster-size": N from qemu-img info. */
