@@ -33,6 +33,8 @@ start() {
 	unset E2TRIM_TEST_PAUSE
 	pause_wait
 	[ "$PAUSED" != exited ] || { cat "$T/err"; fail "$1: e2trim ended before its pause"; }
+	# held once: a second hold (verifying again under the lock) exits 99
+	rm -f "$T/pause"
 }
 finish_run() {
 	pause_release 1
