@@ -15,13 +15,15 @@
 #                   beside zerofree (not a test; BENCH_ONLY=zero-fill)
 #   make bench-ceph e2trim on an aged 1 GiB ext4 in Ceph RBD beside rbd
 #                   sparsify and fstrim in a guest (root; tests/bench_ceph.sh)
-#   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) each
+#   make fuzz       libFuzzer over open + gates + plan, FUZZ_SECONDS (120) each;
+#                   an input running over FUZZ_TIMEOUT (20) s fails it (kept)
 #   make fuzz-partition  libFuzzer over the partition readers, as long
 #   make mutate     random debugfs edits of clean fixtures against e2fsck -fy:
 #                   MUTANTS (10000), SEED (1), JOBS (cores), E2TRIM (build/e2trim),
 #                   unsafe cases saved in MUTATE_CASES (mutate-cases/)
 #   make mutate-code  deliberate code mutants must fail the tests: MUTANTS_CODE=a,b,
 #                   MUTATE_CODE_QUICK=1 (tagged tests only), MUTATE_CODE_JOBS
+#   make mutate-code-ceph  the same for the mutants Ceph tests kill (root)
 #   make install    PREFIX=/usr/local DESTDIR= LIBDIR=$(PREFIX)/lib
 #   make E2TRIM_LINK=shared   the command links libe2trim.so.1, not .a
 #   make deb        the Debian packages e2trim, libe2trim1, libe2trim-dev,
@@ -142,7 +144,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
 .PHONY: all deps demo check check-contract check-contract-local build-all fuzz-build check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
-	mutate mutate-code \
+	mutate mutate-code mutate-code-ceph \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
 	deps-ceph check-ceph bench-ceph
 
@@ -337,6 +339,9 @@ bench: deps
 # libFuzzer needs clang; every object is built again with its coverage.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 120
+# an input that runs longer is a hang: libFuzzer stops, keeps it as
+# timeout-* beside the findings, and the run fails
+FUZZ_TIMEOUT ?= 20
 # one line per target (tests/fuzz/NAME.c); each gets FUZZ_SECONDS
 FUZZ_TARGETS := fuzz_open_plan
 FB := build-fuzz
@@ -384,13 +389,16 @@ fuzz-build: deps
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FB)/%)
 	@set -e; for f in $(FUZZ_TARGETS); do echo "== $$f"; \
-		bash tests/fuzz/run.sh $(FB)/$$f $(FUZZ_SECONDS); done
+		FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) bash tests/fuzz/run.sh $(FB)/$$f \
+		$(FUZZ_SECONDS); done
 	@echo "== fuzz_partition"
 	@$(MAKE) --no-print-directory fuzz-partition
 	@echo "== fuzz_image_format"
 	@$(MAKE) --no-print-directory $(FB)/fuzz_image_format
-	@mkdir -p $(FB)/image_format && $(FB)/fuzz_image_format \
-		$(FB)/image_format -max_total_time=$(FUZZ_SECONDS) \
+	@mkdir -p $(FB)/image_format $(FB)/image_format-findings && \
+		$(FB)/fuzz_image_format $(FB)/image_format \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
+		-artifact_prefix=$(FB)/image_format-findings/ \
 		-print_final_stats=1 2>$(FB)/image_format.log || \
 		{ tail -30 $(FB)/image_format.log; exit 1; }
 	@grep -E '^stat::number_of_executed_units' $(FB)/image_format.log
@@ -398,7 +406,8 @@ fuzz: deps
 # the partition readers (MBR with EBR chains, GPT) over a sparse disk
 fuzz-partition: deps
 	@$(MAKE) --no-print-directory $(FB)/fuzz_partition
-	@bash tests/fuzz/run_partition.sh $(FB)/fuzz_partition $(FUZZ_SECONDS)
+	@FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) bash tests/fuzz/run_partition.sh \
+		$(FB)/fuzz_partition $(FUZZ_SECONDS)
 
 # Not part of `make check` (tests/e2e/t_mutate_smoke.sh runs a few hundred).
 MUTANTS ?= 10000
@@ -419,6 +428,12 @@ MUTATE_CODE_JOBS ?= 1
 mutate-code: deps
 	@MUTANTS_CODE="$(MUTANTS_CODE)" MUTATE_CODE_QUICK="$(MUTATE_CODE_QUICK)" \
 		python3 tests/mutate-code/run.py -j $(MUTATE_CODE_JOBS)
+
+# the mutants whose killers are Ceph tests (suite: ceph), one cluster for
+# all of them (root)
+mutate-code-ceph: deps-ceph
+	@MUTANTS_CODE="$(MUTANTS_CODE)" MUTATE_CODE_QUICK="$(MUTATE_CODE_QUICK)" \
+		python3 tests/mutate-code/run.py --suite ceph
 
 # Everything `make install` puts in place, and `make uninstall` removes.
 INSTALLED = $(SBINDIR)/e2trim $(MANDIR)/man8/e2trim.8 $(MANDIR)/man3/libe2trim.3 \

@@ -175,6 +175,27 @@ static int names_files(const char *fmt)
 }
 
 /*
+ * The other formats are not followed into the files they name (a vmdk's
+ * extents, a qed's or vmdk's backing file, ...): such an image is
+ * refused before qemu opens any of them, and again before the writable
+ * server (its header may have been rewritten since).
+ */
+static errcode_t check_names_nothing(struct e2trim *t, int fd)
+{
+	const char *fmt = t->res.image_format, *what;
+	char name[512];
+
+	if (names_files(fmt) ||
+	    !image_names_files(fd, t->path, fmt, &what, name, sizeof(name)))
+		return 0;
+	return lib_fail(t, E2TRIM_ERR_USAGE, "this %s image names %s, "
+			"\"%s\": e2trim follows only a qcow2 into the files "
+			"it names (its data file and backing chain, gated as "
+			"targets); make it one file with qemu-img convert -O "
+			"qcow2 (or -O raw) and trim that", fmt, what, name);
+}
+
+/*
  * Before the writable server: the names the header holds now pass the
  * gates again, and the data file is still the one held since open.
  */
@@ -182,8 +203,10 @@ static errcode_t recheck_chain(struct e2trim *t)
 {
 	errcode_t err;
 
-	if (t->rbd || t->image_fd < 0 || !names_files(t->res.image_format))
+	if (t->rbd || t->image_fd < 0)
 		return 0;
+	if (!names_files(t->res.image_format))
+		return check_names_nothing(t, t->image_fd);
 	err = open_chain_check(t, t->image_fd, 1);
 	if (err)
 		return err;
@@ -254,11 +277,12 @@ errcode_t open_image_format(struct e2trim *t)
 	}
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "%s", fmt);
 	/* where the header points (data file, backing chain), gated */
-	if (names_files(fmt)) {
+	if (names_files(fmt))
 		err = open_chain_check(t, t->fd, 0);
-		if (err)
-			return err;
-	}
+	else
+		err = check_names_nothing(t, t->fd);
+	if (err)
+		return err;
 	t->cluster_bytes = image_cluster_bytes(t->fd, t->path, fmt);
 	/* from here on the file is qemu-nbd's; ours only tells its size */
 	t->image_fd = t->fd;

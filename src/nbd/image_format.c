@@ -247,19 +247,127 @@ const char *image_format_probe(int fd)
 	return NULL;
 }
 
-/* "cluster-size": N from `qemu-img info -U --output=json @path`. */
-static uint64_t cluster_from_qemu_img(const char *path, const char *format)
+/*
+ * `qemu-img info -U --output=json -f @format @path` into @buf: 0, or why
+ * not (EIO: it ran and failed).
+ */
+static errcode_t qemu_img_info(const char *path, const char *format,
+			       char *buf, size_t len)
 {
 	char *argv[] = { (char *)"qemu-img", (char *)"info", (char *)"-U",
 			 (char *)"--output=json", (char *)"-f", (char *)format,
 			 (char *)"--", (char *)path, NULL };
-	char buf[8192], *p;
 	int status;
+	errcode_t err = run_cmd_capture(argv, buf, len, -1, &status);
 
-	if (run_cmd_capture(argv, buf, sizeof(buf), -1, &status))
+	return err ? err : status ? EIO : 0;
+}
+
+/* "cluster-size": N from qemu-img info. */
+static uint64_t cluster_from_qemu_img(const char *path, const char *format)
+{
+	char buf[8192], *p;
+
+	if (qemu_img_info(path, format, buf, sizeof(buf)))
 		return 0;
 	p = strstr(buf, "\"cluster-size\":");
 	return p ? strtoull(p + strlen("\"cluster-size\":"), NULL, 10) : 0;
+}
+
+/*
+ * The JSON string value after the key @key (with its quotes and colon) at
+ * or after @from, up to @end, as qemu-img escaped it, into @out (""
+ * when absent); the value's end, or NULL.
+ */
+static const char *json_str(const char *from, const char *end,
+			    const char *key, char *out, size_t len)
+{
+	const char *p = strstr(from, key), *q;
+	size_t n;
+
+	out[0] = '\0';
+	if (!p || (end && p >= end))
+		return NULL;
+	p = strchr(p + strlen(key), '"');
+	if (!p)
+		return NULL;
+	for (q = ++p; *q && *q != '"'; q++)
+		if (*q == '\\' && q[1])
+			q++;
+	n = (size_t)(q - p) < len - 1 ? (size_t)(q - p) : len - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return q;
+}
+
+/*
+ * A vmdk descriptor file (text) holds no data: its extent lines ("RW
+ * 131072 FLAT "disk-flat.vmdk" 0") name the files that do.  The first
+ * name into @name; 1 for a descriptor, 0 for anything else.
+ */
+static int vmdk_descriptor(int fd, char *name, size_t len)
+{
+	static const char *const access[] = { "RW ", "RDONLY ", "NOACCESS " };
+	char buf[4096], *line, *save = NULL, *q;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	size_t i;
+
+	if (n < 21 || memcmp(buf, "# Disk DescriptorFile", 21))
+		return 0;
+	buf[n] = '\0';
+	snprintf(name, len, "(its extents)");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		for (i = 0; i < sizeof(access) / sizeof(access[0]); i++)
+			if (!strncmp(line, access[i], strlen(access[i])) &&
+			    (q = strchr(line, '"'))) {
+				snprintf(name, len, "%.*s",
+					 (int)strcspn(q + 1, "\""), q + 1);
+				return 1;
+			}
+	return 1;
+}
+
+/* A qed with the backing-file feature (bit 0 of its features, at 16). */
+static int qed_backing(int fd)
+{
+	unsigned char h[24];
+
+	return pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	       !memcmp(h, "QED\0", 4) && (le64(h + 16) & 1);
+}
+
+int image_names_files(int fd, const char *path, const char *format,
+		      const char **what, char *name, size_t len)
+{
+	char buf[16384], self[4096], ext[4096];
+	const char *p, *end;
+
+	*what = "an extent file";
+	if (!strcmp(format, "vmdk") && vmdk_descriptor(fd, name, len))
+		return 1;
+	*what = "a backing file";
+	if (qemu_img_info(path, format, buf, sizeof(buf))) {
+		/* qemu-nbd may not open it either: a qed says it itself */
+		snprintf(name, len, "(named in its header)");
+		return !strcmp(format, "qed") && qed_backing(fd);
+	}
+	if (json_str(buf, NULL, "\"backing-filename\":", name, len))
+		return 1;
+	*what = "a data file";
+	if (json_str(buf, NULL, "\"data-file\":", name, len))
+		return 1;
+	/* every extent is the image itself (a sparse vmdk's one) */
+	*what = "an extent file";
+	json_str(buf, NULL, "\"filename\":", self, sizeof(self));
+	p = strstr(buf, "\"extents\":");
+	end = p ? strchr(p, ']') : NULL;
+	while (p && (p = json_str(p, end, "\"filename\":", ext, sizeof(ext))))
+		if (strcmp(ext, self)) {
+			snprintf(name, len, "%s", ext);
+			return 1;
+		}
+	return 0;
 }
 
 uint64_t image_cluster_bytes(int fd, const char *path, const char *format)

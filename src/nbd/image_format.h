@@ -35,4 +35,15 @@ enum image_choice image_format_choose(int fd, uint64_t size,
  */
 uint64_t image_cluster_bytes(int fd, const char *path, const char *format);
 
+/*
+ * Does the image (@path, open on @fd, in @format, not qcow2) name a file
+ * besides itself: a backing file, a data file, an extent elsewhere?  1
+ * with *@what saying which and its name (as the image spells it) in
+ * @name, else 0.  A vmdk descriptor and a qed's backing feature are read
+ * here; the rest is what `qemu-img info` says, which opens no backing
+ * file (and no extent of a descriptor: refused before).
+ */
+int image_names_files(int fd, const char *path, const char *format,
+		      const char **what, char *name, size_t len);
+
 #endif /* E2TRIM_IMAGE_FORMAT_H */

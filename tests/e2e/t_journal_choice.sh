@@ -123,6 +123,9 @@ done
 note "clean: ext3, ext4 1k/64k blocks, fast_commit, no journal, no csum, 1 and 4 GiB journals"
 
 # --- a. external journal named by UUID beside s_journal_inum ---------------
+# libblkid's cache: a file of the test's own (e2fsck and e2trim both read
+# BLKID_FILE), not the host's, which other tests' loop devices change
+export BLKID_FILE=$T/blkid.tab
 # A clean external journal alone (s_journal_inum 0): trimmed
 truncate -s 8M "$T/jdev.img"
 mke2fs -q -F -O journal_dev -b 4096 "$T/jdev.img" || fail "mke2fs journal_dev"
@@ -152,13 +155,32 @@ cp "$T/jdev.img" "$T/jcopy.img"
 old_loses "$img" f "$D" -j "$T/jcopy.img"
 losetup -d "$dev"
 # No device of that UUID: e2fsck cannot go on; e2trim must not either.
-rc=0; e2fsck -fy "$img" >"$T/fsck.log" 2>&1 || rc=$?
-assert_eq "$((rc & 8))" 8 "e2fsck -fy without the external journal (exit $rc)"
-# ("Can't find external journal", or, when libblkid's cache still names
-# the loop device that held it, a failed read of that device)
-assert_grep "Can't find external journal\|Cannot proceed with file system check" \
-	"$T/fsck.log" "e2fsck stops"
+# e2fsck asks libblkid's cache for the UUID (here a file of the test's
+# own, emptied first: no stale entry) and, when no device has it, falls
+# back to the device number in s_journal_dev (the loop device that held
+# the journal, which may hold anything by now).  Each fallback has its
+# message: s_journal_dev 0, "Can't find external journal"; a device there
+# that holds no journal, "External journal has bad superblock".
+# e2fsck_stops WHAT MESSAGE: e2fsck -fy on a copy exits with 8 saying it
+e2fsck_stops() {
+	local rc=0
+	rm -f "$BLKID_FILE"
+	cp --sparse=always "$img" "$T/copy.img"
+	e2fsck -fy "$T/copy.img" >"$T/fsck.log" 2>&1 || rc=$?
+	assert_eq "$((rc & 8))" 8 "e2fsck -fy, $1 (exit $rc)"
+	assert_grep "$2" "$T/fsck.log" "e2fsck stops, $1"
+	rm -f "$T/copy.img"
+}
+printf 'ssv journal_dev 0\n' | dfs_write "$img"
+e2fsck_stops "s_journal_dev 0" "Can't find external journal"
 refused "$img" "external journal UUID=$ju not found (e2fsck uses it"
+truncate -s 8M "$T/zero.img"
+zdev=$(loop_attach "$T/zero.img")
+printf 'ssv journal_dev %s\n' "$(python3 -c 'import os, sys; print(os.stat(sys.argv[1]).st_rdev)' "$zdev")" |
+	dfs_write "$img"
+e2fsck_stops "s_journal_dev naming $zdev (zeros)" "External journal has bad superblock"
+refused "$img" "external journal UUID=$ju not found (e2fsck uses it"
+losetup -d "$zdev"
 old_loses "$img" f "$D" -j "$T/jdev.img"
 
 # --- b. inode 8 damaged: e2fsck loads the backup in s_jnl_blocks ------------

@@ -9,6 +9,9 @@
 set -euo pipefail
 fuzzer=$(realpath "$1")
 seconds=${2:-120}
+# an input that runs longer than this is a hang: libFuzzer stops there,
+# writes it as timeout-<sha1> into the findings and exits non-zero
+timeout=${FUZZ_TIMEOUT:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(dirname "$fuzzer")
 corpus=$dir/corpus
@@ -35,7 +38,7 @@ counts=$dir/counts
 rm -f "$counts"
 rc=0
 E2TRIM_FUZZ_COUNTS=$counts \
-"$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=20 \
+"$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout="$timeout" \
 	-rss_limit_mb=2048 -max_len=1048576 -len_control=0 \
 	-close_fd_mask=3 -print_final_stats=1 \
 	-artifact_prefix="$found/" 2>"$dir/fuzz.log" || rc=$?

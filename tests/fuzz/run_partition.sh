@@ -7,6 +7,9 @@
 set -euo pipefail
 fuzzer=$(realpath "$1")
 seconds=${2:-120}
+# an input that runs longer than this is a hang: libFuzzer stops there,
+# writes it as timeout-<sha1> into the findings and exits non-zero
+timeout=${FUZZ_TIMEOUT:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$(dirname "$fuzzer")/partition
 corpus=$dir/corpus
@@ -33,7 +36,7 @@ seed dos-logical-ext4 5 "$logical" 20480
 seed gpt 2 'label: gpt\nstart=2048, size=16384\nstart=18432, size=16384\n' 18432
 
 rc=0
-"$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=20 \
+"$fuzzer" "$corpus" "$seeds" -max_total_time="$seconds" -timeout="$timeout" \
 	-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 	-artifact_prefix="$found/" 2>"$dir/fuzz.log" || rc=$?
 grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+.*DONE' \

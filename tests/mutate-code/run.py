@@ -5,12 +5,19 @@
 Each mutant of mutants.txt is applied to its own scratch copy of the tree
 (the tracked files as they are in the work tree), built there, and run
 against the tests it is tagged with; a mutant none of them kills then
-meets the whole `make check` of its copy (unless QUICK).  Copies share
+meets the whole `make check` of its copy (unless QUICK).  A mutant's
+"suite:" says where its tests live: e2e (the default: tests/e2e/ and the
+unit tests), ceph (tests/ceph/: one cluster, started once for the whole
+run, serves every Ceph mutant; a survivor then meets every Ceph test, not
+`make check`) or boot (tests/boot/: listed, never run here; see
+BOOT_HOWTO).  A run takes one suite (--suite); the mutants of the others
+are listed as NOT RUN, naming the make target that runs them.  Copies share
 nothing, so mutants run side by side (JOBS).  First the tagged tests run
 on an unmutated copy: one that fails there kills nothing (reported as
 BASELINE); in `make check`, only failures of other tests count.
 
   run.py [--only a,b] [--jobs N] [--quick] [--keep] [--list] [--no-baseline]
+         [--suite e2e|ceph]
 
 Environment: MUTANTS_CODE (same as --only), MUTATE_CODE_QUICK=1 (same as
 --quick), MUTATE_CODE_TMP (where the copies go; default /tmp).
@@ -27,6 +34,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,20 +43,36 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 
+# suite: the make target that runs its mutants
+SUITES = {"e2e": "make mutate-code", "ceph": "make mutate-code-ceph",
+          "boot": None}
+# A boot mutant needs the package built from the mutated copy and a guest
+# boot (make check-boot): too slow to run per mutant here.  By hand:
+BOOT_HOWTO = ("apply its - and + lines, then make check-boot "
+              "(tests/boot/run.sh: ONLY=<test>); it must FAIL there")
+# the Ceph cluster of a ceph run (start_cluster()): CEPH_CONF, CEPH_DIR
+CEPH_ENV = {}
+
 
 def parse(path):
-    """[{name, file, tests, old, new}] of mutants.txt."""
+    """[{name, file, suite, tests, old, new}] of mutants.txt."""
     muts, cur = [], None
     with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if line.startswith("== "):
-                cur = {"name": line[3:].strip(), "tests": [], "line": n}
+                cur = {"name": line[3:].strip(), "tests": [], "line": n,
+                       "suite": "e2e"}
                 muts.append(cur)
             elif cur is None or not line.strip() or line.startswith("#"):
                 continue
             elif line.startswith("file: "):
                 cur["file"] = line[6:].strip()
+            elif line.startswith("suite: "):
+                cur["suite"] = line[7:].strip()
+                if cur["suite"] not in SUITES:
+                    sys.exit("%s:%d: unknown suite %r (%s)" % (
+                        path, n, cur["suite"], " ".join(SUITES)))
             elif line.startswith("tests: "):
                 cur["tests"] = line[7:].split()
             elif line.startswith("- ") or line.startswith("+ "):
@@ -123,21 +147,56 @@ def run_test(dst, name):
             return 0
         return ("assert" if rc > 0 and ASSERTION.search(out) else "other",
                 out[-400:])
-    rc, out = sh(["bash", "tests/e2e/run.sh", name], dst,
-                 {"E2TRIM": os.path.join(dst, "build", "e2trim")})
+    rc, out = run_suite(dst, name)
     if rc == 0 and re.search(r"^PASS ", out, re.M):
         return 0
     if rc == 0:
         return "other", "no test matched %s" % name
-    m = re.search(r"^FAIL \S+ \(exit (\d+)\)", out, re.M)
+    # "FAIL NAME (exit RC)" or, as run.sh says it now, "(exit RC, Ns)"
+    m = re.search(r"^FAIL \S+ \(exit (\d+)[,)]", out, re.M)
     ok = m and m.group(1) == "1" and ASSERTION.search(out)
     return ("assert" if ok else "other"), out[-400:]
+
+
+def run_suite(dst, name=""):
+    """tests/e2e/run.sh over the e2e tests, or with CEPH_ENV over
+    tests/ceph/ (the cluster started once); NAME "" runs them all."""
+    env = {"E2TRIM": os.path.join(dst, "build", "e2trim")}
+    if CEPH_ENV:
+        # as tests/ceph/run.sh runs them: one at a time, one cluster
+        env.update(CEPH_ENV, TESTS_DIR=os.path.join(dst, "tests", "ceph"),
+                   E2E_JOBS="1", SHOW_NOTES="1",
+                   PATH="/usr/sbin:/usr/bin:/sbin:/bin")
+    return sh(["bash", "tests/e2e/run.sh"] + ([name] if name else []), dst,
+              env, timeout=3600)
+
+
+def start_cluster(tmp):
+    """A one-node Ceph cluster for every mutant of a ceph run."""
+    d = tempfile.mkdtemp(prefix="e2trim-mc.ceph.", dir=tmp)
+    r = subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
+                        "start", os.path.join(d, "c")], capture_output=True,
+                       text=True, errors="replace")
+    if r.returncode:
+        subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
+                        "stop", os.path.join(d, "c")])
+        shutil.rmtree(d, ignore_errors=True)
+        sys.exit("the Ceph cluster did not start (a harness failure, not a "
+                 "kill):\n" + r.stderr[-2000:])
+    CEPH_ENV.update(CEPH_CONF=r.stdout.strip(), CEPH_DIR=os.path.join(d, "c"))
+    return d
+
+
+def stop_cluster(d):
+    subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
+                    "stop", os.path.join(d, "c")])
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def failed_in_check(out):
     """Names of what `make check` reported as failed by an assertion."""
     names = [n for n, blk in re.findall(
-        r"^FAIL (t_\w+) \(exit 1\)\n((?:  \|.*\n)*)", out, re.M)
+        r"^FAIL (t_\w+) \(exit 1[,)].*\n((?:  \|.*\n)*)", out, re.M)
         if ASSERTION.search(blk)]
     names += re.findall(r"^== \S*/(test_\w+)\n(?:(?!^== ).*\n)*?\[  FAILED  \]", out, re.M)
     return sorted(set(names))
@@ -162,7 +221,8 @@ def baseline(tests, tmp):
 
 
 def one(args):
-    m, quick, keep, tmp, skip = args
+    m, quick, keep, tmp, skip, ceph_env = args
+    CEPH_ENV.update(ceph_env)	# whatever way the pool started this worker
     t0 = time.time()
     dst = tempfile.mkdtemp(prefix="e2trim-mc.%s." % m["name"], dir=tmp)
     res = {"name": m["name"], "tests": m["tests"]}
@@ -194,8 +254,11 @@ def one(args):
         if quick:
             res.update(verdict="survived", how="tagged tests only")
             return res
-        rc, out = sh(["make", "--no-print-directory", "check"], dst,
-                     timeout=3600)
+        if CEPH_ENV:	# every Ceph test, not make check
+            rc, out = run_suite(dst)
+        else:
+            rc, out = sh(["make", "--no-print-directory", "check"], dst,
+                         timeout=3600)
         by = [t for t in failed_in_check(out) if t not in skip] if rc else []
         if by:
             res.update(verdict="killed", by=by, how="make check")
@@ -203,7 +266,8 @@ def one(args):
             res.update(verdict="stale", why="make check failed, but no test "
                        "by an assertion: " + out.strip()[-300:])
         else:
-            res.update(verdict="survived", how="make check")
+            res.update(verdict="survived",
+                       how="every Ceph test" if CEPH_ENV else "make check")
         return res
     except Exception as e:	# a harness failure is reported, not hidden
         res.update(verdict="stale", why="harness: %r" % e)
@@ -228,11 +292,14 @@ def main():
     p.add_argument("--no-baseline", action="store_true",
                    help="trust that every tagged test passes unmutated")
     p.add_argument("--mutants", default=os.path.join(HERE, "mutants.txt"))
+    p.add_argument("--suite", default="e2e", choices=[k for k, v in SUITES.items() if v],
+                   help="run the mutants of this suite (default e2e)")
     a = p.parse_args()
     muts = parse(a.mutants)
     if a.list:
         for m in muts:
-            print("%-36s %-22s %s" % (m["name"], m["file"], " ".join(m["tests"])))
+            print("%-36s %-5s %-26s %s" % (m["name"], m["suite"], m["file"],
+                                          " ".join(m["tests"])))
         return 0
     if a.only:
         want = a.only.replace(",", " ").split()
@@ -240,8 +307,35 @@ def main():
         if unknown:
             sys.exit("unknown mutants: " + " ".join(sorted(unknown)))
         muts = [m for m in muts if m["name"] in want]
+    others = [m for m in muts if m["suite"] != a.suite]
+    for m in others:	# the few of other suites by name, e2e's counted
+        if m["suite"] != "e2e":
+            print("NOT RUN  %-36s suite %s: %s" % (
+                m["name"], m["suite"], SUITES[m["suite"]] or BOOT_HOWTO))
+    n_e2e = sum(m["suite"] == "e2e" for m in others)
+    if n_e2e:
+        print("NOT RUN  %d e2e mutants: %s" % (n_e2e, SUITES["e2e"]))
+    muts = [m for m in muts if m["suite"] == a.suite]
+    if not muts:
+        print("no %s mutant to run" % a.suite)
+        return 0
     tmp = os.environ.get("MUTATE_CODE_TMP") or None
     t0 = time.time()
+    # a stop ends the run through its finally: the cluster stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    cluster = None
+    if a.suite == "ceph":
+        cluster = start_cluster(tmp)
+        print("Ceph cluster up: %s" % CEPH_ENV["CEPH_CONF"], flush=True)
+        a.jobs = 1	# the tests share the one cluster
+    try:
+        return run_all(a, muts, tmp, t0)
+    finally:
+        if cluster:
+            stop_cluster(cluster)
+
+
+def run_all(a, muts, tmp, t0):
     skip = {}
     if not a.no_baseline:
         skip = baseline({t for m in muts for t in m["tests"]}, tmp)
@@ -251,7 +345,8 @@ def main():
     counts = {"killed": 0, "survived": 0, "stale": 0}
     survivors, stale = [], []
     with multiprocessing.Pool(a.jobs) as pool:
-        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp, skip) for m in muts]):
+        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp, skip, CEPH_ENV)
+                                          for m in muts]):
             v = r["verdict"]
             counts[v] += 1
             if v == "killed":
