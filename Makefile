@@ -57,7 +57,7 @@ DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   xfsprogs systemd man-db clang
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
 	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo \
-	    mkfs.xfs systemd-analyze man setpriv clang abidiff abidw
+	    mkfs.xfs systemd-analyze man setpriv clang abidiff abidw nbdfuse
 
 ifeq ($(SANITIZE),1)
 B := build-san
