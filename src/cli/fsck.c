@@ -205,6 +205,25 @@ static errcode_t fsck_prepare(const struct cli_control *ctl,
 	if (offset) {
 		rc = fsck_loop_make(ft, base, offset, size, ctl->opts.dryrun,
 				    why, sizeof(why));
+		/*
+		 * No loop devices for us (not root, none in this container):
+		 * "?offset=" checks and repairs all but a journal replay
+		 */
+		if (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
+		    rc == -ENODEV) {
+			if (ctl->verbose && !ctl->quiet)
+				warnx_target(ctl->device, "%s; e2fsck gets "
+					     "?offset= instead", why);
+			rc = snprintf(ft->name, sizeof(ft->name),
+				      "%s?offset=%llu", base,
+				      (unsigned long long)offset);
+			if (rc < 0 || (size_t)rc >= sizeof(ft->name)) {
+				snprintf(why, sizeof(why), "name too long");
+				rc = -ENAMETOOLONG;
+			} else {
+				rc = 0;
+			}
+		}
 		if (rc)
 			goto fail;
 	} else if (!fmt) {

@@ -129,8 +129,9 @@ for name in unsafe-error-fs unsafe-journal-recover unsafe-orphan-inode; do
 	disk_of "$T/orig.img" "$T/disk.img"
 	rm -f "$T/disk.qcow2"
 	qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
-	advise "$name" qcow2 "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
+	probe -p 1 disk.qcow2
 	[[ $MSG == *qemu-nbd* ]] || { echo "$MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
+	advise "$name" qcow2 "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
 done
 
 # swap: told to swapoff (not "unmount it"), and swapoff is the fix
