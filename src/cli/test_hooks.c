@@ -8,7 +8,9 @@
  * progress line names it: verifying, trimming, zero-filling) holds each
  * target at its first progress report of that stage with bytes done;
  * <stage>@start holds it at the stage's first report instead, where every
- * gate and the verification have passed and no request has gone out:
+ * gate and the verification have passed and no request has gone out;
+ * fsck@start holds --fsck once e2fsck has been started (fsck.c), with the
+ * loop device or the VM image's mount in place:
  *
  *   1. it writes "<stage> <device>\n" into <fifo>;
  *   2. it reads one byte from <fifo>.go, and goes on.

@@ -3,7 +3,8 @@
 # letter.  For every refusal fixture (images/README.md) on every kind of
 # target it can be given as (the image file; partition 1 of a GPT disk
 # image, -p 1; the same as disk.img?offset=N; as root, a loop device; a
-# qcow2 of the disk, -p 1), e2trim --json -n refuses it; the command the
+# qcow2 of the disk, -p 1, for an unclean state, a journal and orphans),
+# e2trim --json -n refuses it; the command the
 # message gives between backquotes (the document's "fix", the convention of
 # src/README.md) is run as it stands with sh -c, and the next e2trim run
 # trims (0) or refuses for another documented reason.  A fix that needs a
@@ -31,8 +32,12 @@ declare -A HUMAN=(
 	[unsafe-truncated]="the rest of the image must be found: no command brings it back"
 	[unsafe-mmp-fsck]="tune2fs -f -E clear_mmp only once nobody uses it on any node"
 	[unsafe-feature-incompat]="a feature e2trim cannot read: fstrim on the mounted filesystem"
-	[qcow2]="e2fsck cannot read a VM image: run it inside the VM or on a qemu-nbd device"
 )
+# a fix may be an e2trim command (--fsck on -p N and VM images): the one
+# under test, by the name the message gives
+mkdir -p "$T/bin"
+ln -sf "$E2TRIM" "$T/bin/e2trim"
+export PATH="$T/bin:$PATH"
 
 # disk_of IMG DISK: IMG as partition 1 (32 MiB, at 1 MiB) of a GPT disk
 # image; sets $off.  The table is written once (sfdisk is slow on a busy
@@ -104,9 +109,10 @@ for name in "${SCRIPTED[@]}" "${!HUMAN[@]}"; do
 	disk_of "$T/orig.img" "$T/disk.img"
 	cp "$T/disk.img" "$T/disk0.img"
 	# e2fsck at ?offset=N, or a loop device at -o N where e2fsck must
-	# replay a journal (it cannot at an ?offset=)
+	# replay a journal (it cannot at an ?offset=); on -p 1, e2trim --fsck
+	# for what e2fsck -p repairs (it makes the loop device itself)
 	part="'disk\.img\?offset=$off'|-o $off .* disk\.img"
-	advise "$name" "-p 1" "$part" -p 1 disk.img
+	advise "$name" "-p 1" "$part|^e2trim --fsck(=force)? -p 1 disk\.img$" -p 1 disk.img
 	cp "$T/disk0.img" "$T/disk.img"
 	advise "$name" "?offset=" "$part" "disk.img?offset=$off"
 	if [ "$(id -u)" = 0 ]; then
@@ -116,12 +122,17 @@ for name in "${SCRIPTED[@]}" "${!HUMAN[@]}"; do
 	fi
 done
 
-# a VM image: e2fsck cannot read it, the message says where to run it
-xz -dc "$IMAGES/unsafe-error-fs.img.xz" >"$T/orig.img"
-disk_of "$T/orig.img" "$T/disk.img"
-qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
-advise qcow2 qcow2 - -p 1 disk.qcow2
-[[ $MSG == *qemu-nbd* ]] || { echo "$MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
+# a VM image: e2fsck cannot read it; e2trim --fsck shows it the content
+# through qemu-nbd (nbdfuse), and a journal is replayed there too
+for name in unsafe-error-fs unsafe-journal-recover unsafe-orphan-inode; do
+	xz -dc "$IMAGES/$name.img.xz" >"$T/orig.img" || fail "xz $name"
+	disk_of "$T/orig.img" "$T/disk.img"
+	rm -f "$T/disk.qcow2"
+	qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
+	probe -p 1 disk.qcow2
+	[[ $MSG == *qemu-nbd* ]] || { echo "$MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
+	advise "$name" qcow2 "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
+done
 
 # swap: told to swapoff (not "unmount it"), and swapoff is the fix
 if [ "$(id -u)" = 0 ]; then
