@@ -22,7 +22,9 @@
 for p in qemu-img qemu-nbd nbdkit sfdisk; do
 	command -v "$p" >/dev/null || skip "$p is missing (make deps)"
 done
-PT="python3 $(dirname "$0")/../parttable.py"
+# the system's python: a shim's start (pyenv) costs seconds a call
+PY=$(command -v /usr/bin/python3 || command -v python3)
+PT="$PY $(dirname "$0")/../parttable.py"
 
 # One fixture per refusal code, and what a person decides where the
 # message has no command.
@@ -147,7 +149,7 @@ for what in "${P24[@]}"; do
 	advise "$what" "file -p $PART" 24 - "${W24[$what]}" -p "$PART" p24.img
 	case $what in
 	overlap) person_did "partition 2 set right again (sfdisk)" \
-		"python3 $(dirname "$0")/../parttable.py gpt-set p24.img 2 18432 34815" -p 1 p24.img ;;
+		"$PT gpt-set p24.img 2 18432 34815" -p 1 p24.img ;;
 	extended) [[ $MSG == *"give -p with one of its logical partitions (5)"* && $MSG != *"fix the table"* ]] ||
 			{ echo "$MSG"; fail "extended: the message does not name -p 5, or tells to fix a table that is right"; }
 		person_did "-p 5 given" true -p 5 p24.img ;;
@@ -191,9 +193,11 @@ held26() {	# KIND FORMAT IMG ARGS...: refused while IMG is held, naming the hold
 	shift 3
 	hold "$fmt" "$img"
 	advise held "$kind" 26 - "$W26" "$@"
-	[[ $MSG == *"pid $HOLDER"* ]] || { echo "$MSG"; fail "26 ($kind): the holder's pid $HOLDER is not named"; }
-	person_did "the holder stopped" "kill $HOLDER; while kill -0 $HOLDER 2>/dev/null; do sleep 0.1; done" "$@"
-	unset 'PIDS[-1]'
+	# a raw file's holder is found (qemu's OFD locks); a qcow2's refusal
+	# is e2trim's own qemu-nbd failing to take the lock, which names none
+	[[ $fmt != raw || $MSG == *"pid $HOLDER"* ]] || { echo "$MSG"; fail "26 ($kind): the holder's pid $HOLDER is not named"; }
+	unhold
+	person_did "the holder stopped" true "$@"
 }
 held26 file raw "$T/clean.img" clean.img
 held26 "file -p 1" raw "$T/gpt.img" -p 1 gpt.img
