@@ -24,7 +24,7 @@ for p in qemu-img qemu-nbd nbdkit sfdisk; do
 done
 # the system's python: a shim's start (pyenv) costs seconds a call
 PY=$(command -v /usr/bin/python3 || command -v python3)
-PT="$PY $(dirname "$0")/../parttable.py"
+PT="$PY $(cd "$(dirname "$0")/.." && pwd)/parttable.py"
 
 # One fixture per refusal code, and what a person decides where the
 # message has no command.
