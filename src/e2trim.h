@@ -350,7 +350,12 @@ errcode_t e2trim_open(struct e2trim *t, const char *path);
  * or cannot be opened, and find where the filesystem starts
  * (*@fs_offset_bytes).  Nothing stays open, so that e2fsck can have the
  * device to itself; call e2trim_open() afterwards.  A VM image or an NBD
- * URI, which e2fsck cannot read, is refused (E2TRIM_ERR_USAGE).
+ * URI, which e2fsck cannot read, is refused (E2TRIM_ERR_USAGE); for a VM
+ * image e2trim_result()'s image_format then names its format (qemu's
+ * name; "nbd" for a URI, "rbd" for Ceph), and *@fs_offset_bytes and its
+ * size_bytes where the filesystem is in the image's content, for a
+ * program that shows that content to e2fsck itself (the e2trim command's
+ * --fsck: nbdfuse over qemu-nbd).
  */
 errcode_t e2trim_probe(struct e2trim *t, const char *path,
 		       uint64_t *fs_offset_bytes);

@@ -120,6 +120,63 @@ static const char *spelled_replay(const struct e2trim *t, const char *table,
 	return buf;
 }
 
+/* A VM image opened through qemu-nbd (not an NBD URI, not RBD). */
+static int vm_image(const struct e2trim *t)
+{
+	return t->nbd && !t->rbd && strcmp(t->res.image_format, "nbd");
+}
+
+/*
+ * The e2trim command that checks this filesystem, then trims it:
+ * "e2trim --fsck=force -p 2 disk.img".  Its --fsck shows e2fsck a loop
+ * device bounded by the partition's table entry (where a journal can be
+ * replayed, as at "?offset=" it cannot) and a VM image's content through
+ * qemu-nbd (src/cli/fsck_vm.c).  A journal or orphans need e2fsck -p
+ * only; the rest the "-f" the table asks for.
+ */
+static const char *spelled_e2trim(const struct e2trim *t, errcode_t code,
+				  const char *table, char *buf, size_t len)
+{
+	char name[DETAIL_LEN / 2], quoted[DETAIL_LEN / 2], fmt[64] = "";
+	char part[32] = "";
+	int plain = code == E2TRIM_ERR_JOURNAL || code == E2TRIM_ERR_ORPHANS;
+
+	/* "./-x.img": a name is never taken for an option */
+	snprintf(name, sizeof(name), "%s%s", t->path[0] == '-' ? "./" : "",
+		 t->path);
+	if (t->opt.partition)
+		snprintf(part, sizeof(part), " -p %u", t->opt.partition);
+	else if (t->opt.offset_bytes)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 "?offset=%llu",
+			 (unsigned long long)t->opt.offset_bytes);
+	if (t->opt.format)
+		snprintf(fmt, sizeof(fmt), " --format %.40s", t->opt.format);
+	lib_shell_quote(name, quoted, sizeof(quoted));
+	snprintf(buf, len, "%s (e2trim runs it %s, then trims): `e2trim %s%s%s "
+		 "%s`", table, vm_image(t) ? "through qemu-nbd" :
+		 "on a loop device bounded by the partition",
+		 plain ? "--fsck" : "--fsck=force", fmt, part, quoted);
+	return buf;
+}
+
+/*
+ * Which fixes e2trim --fsck spells: every one on a VM image (nothing else
+ * reads it); on a partition those e2fsck -p repairs for sure (a journal,
+ * orphans, an unclean state), where "?offset=" cannot replay a journal.
+ * The rest keep "e2fsck -fy path?offset=N": -y repairs what -p leaves.
+ */
+static int by_e2trim(const struct e2trim *t, errcode_t code)
+{
+	if (!t->path || t->rbd || (t->nbd && !vm_image(t)))
+		return 0;
+	if (vm_image(t))
+		return 1;
+	return t->opt.partition && (code == E2TRIM_ERR_JOURNAL ||
+				    code == E2TRIM_ERR_ORPHANS ||
+				    code == E2TRIM_ERR_NOT_CLEAN);
+}
+
 /* The table's fix spelled for @t into @buf; @table if nothing to add. */
 static const char *spelled(const struct e2trim *t, errcode_t code,
 			   const char *table, char *buf, size_t len)
@@ -130,6 +187,8 @@ static const char *spelled(const struct e2trim *t, errcode_t code,
 	if (!*table || strncmp(table, "run e2fsck", 10) ||
 	    !strstr(table, "first") || (t->path && has_control(t->path)))
 		return table;
+	if (by_e2trim(t, code))
+		return spelled_e2trim(t, code, table, buf, len);
 	if (code == E2TRIM_ERR_JOURNAL && t->path && !t->nbd && !t->rbd &&
 	    t->offset_bytes && t->size_bytes)
 		return spelled_replay(t, table, buf, len);

@@ -13,6 +13,11 @@
 # printed as the test's notes by advice_table (grep -o 'ADVICE|.*').
 
 ADVICE_ROWS=()
+# a fix may be an e2trim command (--fsck): the one under test, by the name
+# the message gives
+mkdir -p "$T/bin"
+ln -sf "$E2TRIM" "$T/bin/e2trim"
+export PATH="$T/bin:$PATH"
 
 # probe TARGET...: e2trim --json -n, run in $T; sets RC, FIX (the span
 # between the message's first pair of backquotes; empty: none), MSG

@@ -6,6 +6,8 @@
  * The command is libe2trim's first client (src/e2trim.h): open, gates,
  * verify, apply, through the public API only.  Of its own it has:
  *   fsck.c             --fsck: e2fsck first, before anything is opened
+ *   fsck_loop.c        a partition as a loop device (journal replay)
+ *   fsck_vm.c          a VM image as a file for e2fsck (nbdfuse)
  *   report.c           what was done, in fstrim's words
  *   json.c             --json: the same numbers for programs
  *   progress.c         the updating line on a terminal

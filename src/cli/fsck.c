@@ -20,6 +20,9 @@
 #include <unistd.h>
 
 #include "fsck.h"
+#include "fsck_target.h"
+#include "jobs.h"
+#include "test_hooks.h"
 
 extern char **environ;
 
@@ -85,7 +88,8 @@ void fsck_argv(const struct cli_control *ctl, const char *prog,
  * output on our standard error, and wait for it.  Returns 0 with
  * @status set, or -errno when it could not be started.
  */
-static int spawn_wait(const char *argv[], int *status)
+static int spawn_wait(const struct cli_control *ctl, const char *argv[],
+		      int *status)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -104,6 +108,8 @@ static int spawn_wait(const char *argv[], int *status)
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc)
 		return -rc;
+	/* a test holds e2trim here, e2fsck running, to signal it */
+	test_pause_at("fsck", ctl->device, 0);
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -130,14 +136,49 @@ static errcode_t fsck_fails(const char *device, errcode_t err,
 	return err;
 }
 
-errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
+void fsck_target_init(struct fsck_target *ft)
 {
-	const char *argv[FSCK_ARGV_MAX];
-	const char *prog = getenv("E2FSCK");
-	char what[128], target[PATH_MAX + 32], line[PATH_MAX + 64];
-	uint64_t offset_bytes;
+	memset(ft, 0, sizeof(*ft));
+	ft->loop_fd = -1;
+}
+
+int fsck_target_release(struct fsck_target *ft)
+{
+	int rc = fsck_loop_release(ft);
+
+	return fsck_vm_release(ft) | rc;
+}
+
+/*
+ * The probe refused a VM image (e2fsck cannot read one) but named its
+ * format: qemu's name, never "nbd" (a URI: a server of someone else's)
+ * nor "rbd" (Ceph: e2fsck it through rbd device map).
+ */
+static const char *vm_format(const struct e2trim *t, errcode_t err)
+{
+	const char *fmt = e2trim_result(t)->image_format;
+
+	if (err != E2TRIM_ERR_USAGE || !*fmt || !strcmp(fmt, "nbd") ||
+	    !strcmp(fmt, "rbd"))
+		return NULL;
+	return fmt;
+}
+
+/*
+ * The name e2fsck is to check, in @ft: the path itself; the content of
+ * a VM image (nbdfuse); a loop device bounded by the partition's table
+ * entry when the filesystem does not start at the first byte.  Both
+ * layers for a partition of a VM image.
+ */
+static errcode_t fsck_prepare(const struct cli_control *ctl,
+			      struct e2trim *t, struct fsck_target *ft)
+{
+	const struct e2trim_result *r;
+	const char *fmt, *base = ctl->path;
+	char why[PATH_MAX + 160] = "";
+	uint64_t offset, size;
 	errcode_t err;
-	int i, rc, status, code;
+	int rc;
 
 	/*
 	 * A device that is in use is e2trim's refusal (10), never e2fsck's
@@ -146,23 +187,44 @@ errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 	 */
 	err = cli_set_options(t, &ctl->opts);
 	if (!err)
-		err = e2trim_probe(t, ctl->path, &offset_bytes);
-	if (err) {
+		err = e2trim_probe(t, ctl->path, &offset);
+	fmt = vm_format(t, err);
+	if (err && !fmt) {
 		warn_code(ctl->device, t, err);
 		return err;
 	}
+	r = e2trim_result(t);
+	size = r->size_bytes;
+	if (fmt) {
+		rc = fsck_vm_mount(ft, ctl->path, fmt, ctl->opts.dryrun, why,
+				   sizeof(why));
+		if (rc)
+			goto fail;
+		base = ft->name;
+	}
+	if (offset) {
+		rc = fsck_loop_make(ft, base, offset, size, ctl->opts.dryrun,
+				    why, sizeof(why));
+		if (rc)
+			goto fail;
+	} else if (!fmt) {
+		snprintf(ft->name, sizeof(ft->name), "%s", ctl->path);
+	}
+	return 0;
+fail:
+	return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_EXEC, "%s", why);
+}
+
+static errcode_t fsck_check(const struct cli_control *ctl, const char *target)
+{
+	const char *argv[FSCK_ARGV_MAX];
+	const char *prog = getenv("E2FSCK");
+	char what[128], line[PATH_MAX + 64];
+	errcode_t err;
+	int i, rc, status, code;
+
 	if (!prog || !*prog)
 		prog = "e2fsck";
-	/* --partition: e2fsck reads "image?offset=N" as libext2fs does */
-	if (offset_bytes)
-		rc = snprintf(target, sizeof(target), "%s?offset=%llu",
-			      ctl->path, (unsigned long long)offset_bytes);
-	else
-		rc = snprintf(target, sizeof(target), "%s", ctl->path);
-	if (rc < 0 || (size_t)rc >= sizeof(target)) {
-		warnx_target(ctl->device, "name too long");
-		return E2TRIM_ERR_USAGE;
-	}
 	fsck_argv(ctl, prog, target, argv);
 	if (ctl->verbose && !ctl->quiet) {
 		for (i = 0, rc = 0; argv[i] && rc < (int)sizeof(line); i++)
@@ -171,7 +233,7 @@ errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 		warnx_target(NULL, "running%s", line);
 	}
 
-	rc = spawn_wait(argv, &status);
+	rc = spawn_wait(ctl, argv, &status);
 	if (rc)
 		return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_EXEC,
 				  "cannot run %s: %s", prog, strerror(-rc));
@@ -195,4 +257,21 @@ errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 		return 0;
 	return fsck_fails(ctl->device, err, "e2fsck exited with %d (%s)", code,
 			  fsck_describe(code, what, sizeof(what)));
+}
+
+errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
+{
+	struct fsck_target ft;
+	errcode_t err;
+
+	fsck_target_init(&ft);
+	err = fsck_prepare(ctl, t, &ft);
+	/* a stop while the mount came up: e2fsck does not start */
+	if (!err && !cli_stop)
+		err = fsck_check(ctl, ft.name);
+	/* whatever happened, nothing of ours stays: the trim opens afresh */
+	if (fsck_target_release(&ft) && !err)
+		err = fsck_fails(ctl->device, E2TRIM_ERR_FSCK_FAILED,
+				 "what e2fsck checked could not be released");
+	return err;
 }

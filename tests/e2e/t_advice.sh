@@ -2,12 +2,13 @@
 # The advice suite: a refusal's fix works when it is followed to the
 # letter.  For every refusal fixture (images/README.md) on every kind of
 # target it can be given as (the image file; partition 1 of a GPT disk
-# image, -p 1; the same as disk.img?offset=N; as root, a loop device;
-# qcow2, NBD URIs and codes 24-26 are t_advice_vm.sh's), e2trim --json -n
-# refuses it; the command the message gives between backquotes (the
-# document's "fix", the convention of src/README.md) is run as it stands
-# with sh -c, and the next e2trim run trims (0) or refuses for another
-# documented reason (the steps: tests/advice_lib.sh).  A fix that needs a
+# image, -p 1; the same as disk.img?offset=N; as root, a loop device; a
+# qcow2 of the disk, -p 1, for an unclean state, a journal and orphans;
+# whole qcow2s, NBD URIs and codes 24-26 are t_advice_vm.sh's), e2trim
+# --json -n refuses it; the command the message gives between backquotes
+# (the document's "fix", the convention of src/README.md) is run as it
+# stands with sh -c, and the next e2trim run trims (0) or refuses for
+# another documented reason (the steps: tests/advice_lib.sh).  A fix that needs a
 # person (no backquotes, "fix": null) must be one of HUMAN below, where it
 # is listed with why.  Also: the message names this very target (the
 # partition's ?offset= spelling, not the disk's), and a swap device is
@@ -35,6 +36,11 @@ declare -A HUMAN=(
 	[unsafe-mmp-fsck]="tune2fs -f -E clear_mmp only once nobody uses it on any node"
 	[unsafe-feature-incompat]="a feature e2trim cannot read: fstrim on the mounted filesystem"
 )
+# a fix may be an e2trim command (--fsck on -p N and VM images): the one
+# under test, by the name the message gives
+mkdir -p "$T/bin"
+ln -sf "$E2TRIM" "$T/bin/e2trim"
+export PATH="$T/bin:$PATH"
 
 # disk_of IMG DISK: IMG as partition 1 (32 MiB, at 1 MiB) of a GPT disk
 # image; sets $off.  The table is written once (sfdisk is slow on a busy
@@ -77,9 +83,10 @@ for name in "${SCRIPTED[@]}" "${!HUMAN[@]}"; do
 	disk_of "$T/orig.img" "$T/disk.img"
 	cp --sparse=always "$T/disk.img" "$T/disk0.img"
 	# e2fsck at ?offset=N, or a loop device at -o N where e2fsck must
-	# replay a journal (it cannot at an ?offset=)
+	# replay a journal (it cannot at an ?offset=); on -p 1, e2trim --fsck
+	# for what e2fsck -p repairs (it makes the loop device itself)
 	part="'disk\.img\?offset=$off'|-o $off .* disk\.img"
-	advise_name "$name" "-p 1" "$part" -p 1 disk.img
+	advise_name "$name" "-p 1" "$part|^e2trim --fsck(=force)? -p 1 disk\.img$" -p 1 disk.img
 	cp --sparse=always "$T/disk0.img" "$T/disk.img"
 	advise_name "$name" "?offset=" "$part" "disk.img?offset=$off"
 	if [ "$(id -u)" = 0 ]; then
@@ -89,8 +96,18 @@ for name in "${SCRIPTED[@]}" "${!HUMAN[@]}"; do
 	fi
 done
 
-# VM images, NBD URIs and the codes of some kinds only (24, 25, 26):
-# t_advice_vm.sh
+# a VM image: e2fsck cannot read it; e2trim --fsck shows it the content
+# through qemu-nbd (nbdfuse), and a journal is replayed there too (whole
+# qcow2s, NBD URIs and the codes of some kinds only, 24, 25, 26:
+# t_advice_vm.sh)
+for name in unsafe-error-fs unsafe-journal-recover unsafe-orphan-inode; do
+	xz -dc "$IMAGES/$name.img.xz" | cp --sparse=always /dev/stdin "$T/orig.img" || fail "xz $name"
+	disk_of "$T/orig.img" "$T/disk.img"
+	rm -f "$T/disk.qcow2"
+	qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
+	advise_name "$name" qcow2 "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
+	[[ $MSG == *qemu-nbd* ]] || { echo "$MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
+done
 
 # swap: told to swapoff (not "unmount it"), and swapoff is the fix
 if [ "$(id -u)" = 0 ]; then
