@@ -24,6 +24,7 @@ export PATH="$T/bin:$PATH"
 # (stderr).  --json's "fix" must be null exactly when there is none (no
 # python here: a python start per probe was most of the suite's time).
 probe() {
+	# shellcheck disable=SC2016  # backquotes, not a command
 	local json=$T/probe.json re='`([^`]*)`'
 	(cd "$T" && "$E2TRIM" --json -n "$@" >"$json" 2>"$T/probe.err")
 	RC=$?
@@ -36,6 +37,11 @@ probe() {
 	else
 		! grep -q '"fix": null' "$json" || { echo "$MSG"; fail "$*: a command in the message, but --json's fix is null"; }
 	fi
+}
+
+# unxz_to XZ IMG: XZ decompressed into IMG, sparse
+unxz_to() {
+	xz -dc "$1" | dd of="$2" bs=1M iflag=fullblock conv=sparse status=none || fail "xz -dc $1"
 }
 
 # documented RC: a documented exit code that a next run may give

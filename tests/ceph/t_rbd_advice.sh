@@ -22,10 +22,11 @@ import() {
 }
 
 # 13 and 17: fixtures as they are
-xz -dc "$IMAGES/unsafe-error-fs.img.xz" | cp --sparse=always /dev/stdin "$T/f.img" || fail xz
+unxz_to "$IMAGES/unsafe-error-fs.img.xz" "$T/f.img"
 import "$T/f.img" adv13
 advise unsafe-error-fs RBD 13 - "$WHY_FSCK" "$SPEC"
-xz -dc "$IMAGES/unsafe-truncated.img.xz" | cp --sparse=always /dev/stdin "$T/f.img" || fail xz
+rm -f "$T/f.img"
+unxz_to "$IMAGES/unsafe-truncated.img.xz" "$T/f.img"
 import "$T/f.img" adv17
 advise unsafe-truncated RBD 17 - "the rest of the image must be found: no command brings it back" "$SPEC"
 
@@ -55,8 +56,15 @@ person_did "the client stopped" true "$SPEC"
 # gone?), the command as src/nbd/README.md gives it
 rbd -c "$C" lock add rbd/adv26 e2trim-advice || fail "rbd lock add"
 advise stale-lock RBD 26 - "a lock with no watcher: remove it (rbd lock rm) only once its owner is known gone" "$SPEC"
-locker=$(rbd -c "$C" lock ls --format json rbd/adv26 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["locker"])')
-person_did "rbd lock rm rbd/adv26 e2trim-advice $locker" "rbd -c '$C' lock rm rbd/adv26 e2trim-advice $locker" "$SPEC"
+# the message names the command that removes that very lock (before:
+# "a running VM ... has it open: stop it", with nothing to stop); run as
+# the message gives it (CEPH_CONF names the cluster, as an operator's
+# /etc/ceph/ceph.conf would)
+owner=$(rbd -c "$C" lock ls --format json rbd/adv26 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["locker"])')
+cmd="rbd lock rm rbd/adv26 e2trim-advice $owner"
+[[ $MSG == *"no client watches it"*"$cmd, then run e2trim again"* ]] ||
+	{ echo "$MSG"; fail "a lock with no watcher: the message does not name '$cmd'"; }
+person_did "$cmd" "$cmd" "$SPEC"
 
 for i in adv13 adv17 adv24 adv26; do rbd -c "$C" rm --no-progress "rbd/$i" >/dev/null 2>&1; done
 advice_table

@@ -72,7 +72,7 @@ advise_name() {
 for name in "${SCRIPTED[@]}" "${!HUMAN[@]}"; do
 	base=${name#verify/}
 	# made once, sparse; every kind gets a sparse copy
-	xz -dc "$IMAGES/$name.img.xz" | cp --sparse=always /dev/stdin "$T/orig.img" || fail "xz $name"
+	unxz_to "$IMAGES/$name.img.xz" "$T/orig.img"
 	cp --sparse=always "$T/orig.img" "$T/$base.img"
 	advise_name "$name" file "$base\.img" "$base.img"
 	# in a partition a truncated image is whole again; libext2fs reads
@@ -101,7 +101,7 @@ done
 # qcow2s, NBD URIs and the codes of some kinds only, 24, 25, 26:
 # t_advice_vm.sh)
 for name in unsafe-error-fs unsafe-journal-recover unsafe-orphan-inode; do
-	xz -dc "$IMAGES/$name.img.xz" | cp --sparse=always /dev/stdin "$T/orig.img" || fail "xz $name"
+	unxz_to "$IMAGES/$name.img.xz" "$T/orig.img"
 	disk_of "$T/orig.img" "$T/disk.img"
 	rm -f "$T/disk.qcow2"
 	qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
