@@ -57,13 +57,15 @@ documented() {
 # message gives a command, it must match the regex WANT_NAME (it names this
 # very filesystem), it is run with sh -c in $T, and the next run must exit
 # 0 or another documented code.  If it gives none, WHY (the reason a
-# person decides) must not be empty.  Sets ADVICE_CODE, ADVICE_PERSON (1
-# when no command was given) and adds a row to the table.
+# person decides) must not be empty.  Sets ADVICE_CODE, ADVICE_MSG (the
+# refusal's message), ADVICE_PERSON (1 when no command was given) and adds
+# a row to the table.
 advise() {
 	local name=$1 kind=$2 want=$3 want_name=$4 why=$5 fix fixrc
 	shift 5
 	probe "$@"
-	ADVICE_CODE=$RC ADVICE_PERSON=0
+	# shellcheck disable=SC2034  # ADVICE_MSG: for the caller
+	ADVICE_CODE=$RC ADVICE_PERSON=0 ADVICE_MSG=$MSG
 	if [ "$want" = - ]; then
 		[ "$RC" -ge 10 ] || { echo "$MSG"; fail "$name ($kind): not refused (exit $RC)"; }
 	else

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../advice_lib.sh"
 PY=$(command -v /usr/bin/python3 || command -v python3)
 
-WHY_FSCK="pending --fsck for RBD images: e2fsck cannot read an RBD image (rbd device map, then e2fsck on the device)"
+WHY_FSCK="e2fsck cannot read an RBD image, nor --fsck: rbd device map, then e2fsck -f on the device"
 # import IMG NAME: IMG as rbd/NAME; SPEC its name for e2trim
 import() {
 	rbd -c "$C" import --no-progress "$1" "rbd/$2" || fail "rbd import $2"

@@ -106,7 +106,7 @@ for name in unsafe-error-fs unsafe-journal-recover unsafe-orphan-inode; do
 	rm -f "$T/disk.qcow2"
 	qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
 	advise_name "$name" qcow2 "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
-	[[ $MSG == *qemu-nbd* ]] || { echo "$MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
+	[[ $ADVICE_MSG == *qemu-nbd* ]] || { echo "$ADVICE_MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
 done
 
 # swap: told to swapoff (not "unmount it"), and swapoff is the fix
