@@ -199,13 +199,13 @@ static errcode_t select_partition(struct e2trim *et, const struct part_table *t,
 			 "partitions: %s", partno, nums);
 		lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
 		/*
-		 * the table is right, the number is not: "fix the table"
-		 * would send the person to mend what is whole.  Which
-		 * logical partition is theirs to say: no backquotes.
+		 * the number is what is wrong, not the table: "fix the
+		 * table" would send the person to mend what may be whole.
+		 * Which logical partition is theirs to say: no backquotes.
 		 */
-		lib_fix(et, E2TRIM_ERR_PARTITION, "the table is whole: give "
-			"-p with one of its logical partitions (%s) instead",
-			nums);
+		lib_fix(et, E2TRIM_ERR_PARTITION, "a container holds "
+			"partitions, not a filesystem: give -p with one of its "
+			"logical partitions (%s) instead", nums);
 		return E2TRIM_ERR_PARTITION;
 	}
 	*out = e;
