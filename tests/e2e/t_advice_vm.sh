@@ -96,6 +96,25 @@ for c in "${CODES[@]}"; do
 	rm -f "$T/$base.img" "$T/vm.qcow2"
 done
 
+# MMP in a partition: libext2fs reads the MMP block by the device's name
+# at its block number in the whole file, not the partition's, so even a
+# clean one (ext4-mmp) is refused as in use (18, "MMP: invalid magic
+# number"), and e2fsck cannot take it there either: a known gap, listed;
+# the test fails once it is mended, to have these rows made real
+truncate -s 36M "$T/mmpdisk.img"
+printf 'label: gpt\nstart=2048, size=65536, type=L\n' |
+	sfdisk -q "$T/mmpdisk.img" >/dev/null 2>&1 || fail sfdisk
+xz -dc "$IMAGES/ext4-mmp.img.xz" |
+	dd of="$T/mmpdisk.img" bs=1M seek=1 conv=notrunc,sparse status=none || fail dd
+for k in "-p 1" "?offset="; do
+	if [ "$k" = "-p 1" ]; then probe -p 1 mmpdisk.img; else probe "mmpdisk.img?offset=1048576"; fi
+	if [ "$RC" != 18 ] || [[ $MSG != *"MMP: invalid magic number"* ]]; then
+		echo "$MSG"; fail "a clean MMP filesystem ($k): exit $RC: MMP in a partition works now? make these rows advise"
+	fi
+	advice_row 18 "$k" ext4-mmp "KNOWN GAP: a CLEAN MMP filesystem refused (libext2fs reads the MMP block at its number in the whole file); e2fsck cannot take it there either" -
+done
+rm -f "$T/mmpdisk.img"
+
 # the same in a partition: a qcow2 of a GPT disk, -p 1, and an NBD URI
 # serving a raw disk image, -p 1
 truncate -s 20M "$T/table.img"
