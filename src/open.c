@@ -479,17 +479,23 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 	if (err)
 		return err;
 	err = open_steps(t, path);
+	if (!err && !t->nbd && !t->rbd_io && !t->opt.partition &&
+	    !t->opt.offset_bytes)
+		err = open_stale_zero(t);
+	/*
+	 * e2fsck would only say "bad magic number" of a whole disk (27),
+	 * also of a VM image's content (the e2trim command's --fsck shows
+	 * it to e2fsck); an NBD export or RBD image is refused below (3)
+	 */
+	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
+	    !t->rbd_io && (!t->nbd || strcmp(t->res.image_format, "nbd")) &&
+	    open_whole_disk(t))
+		err = E2TRIM_ERR_WHOLE_DISK;
 	/* e2fsck reads devices and raw images only, never through NBD */
 	if (!err && (t->nbd || t->rbd_io))
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
 			       "image or an NBD export (--fsck); check it "
 			       "from inside, or convert it to raw first");
-	if (!err && !t->nbd && !t->opt.partition && !t->opt.offset_bytes)
-		err = open_stale_zero(t);
-	/* e2fsck would only say "bad magic number" of a whole disk (27) */
-	if (!err && !t->opt.partition && !t->opt.offset_bytes &&
-	    open_whole_disk(t))
-		err = E2TRIM_ERR_WHOLE_DISK;
 	*fs_offset_bytes = t->offset_bytes;
 	open_close(t);
 	free(t->path);

@@ -174,8 +174,8 @@ static errcode_t fsck_prepare(const struct cli_control *ctl,
 			      struct e2trim *t, struct fsck_target *ft)
 {
 	const struct e2trim_result *r;
-	const char *fmt, *base = ctl->path;
-	char why[PATH_MAX + 160] = "";
+	const char *fmt;
+	char why[PATH_MAX + 160] = "", base[sizeof(ft->name)];
 	uint64_t offset, size;
 	errcode_t err;
 	int rc;
@@ -195,16 +195,37 @@ static errcode_t fsck_prepare(const struct cli_control *ctl,
 	}
 	r = e2trim_result(t);
 	size = r->size_bytes;
+	snprintf(base, sizeof(base), "%s", ctl->path);
 	if (fmt) {
 		rc = fsck_vm_mount(ft, ctl->path, fmt, ctl->opts.dryrun, why,
 				   sizeof(why));
 		if (rc)
 			goto fail;
-		base = ft->name;
+		/* the loop device, if any, goes over the image's content */
+		snprintf(base, sizeof(base), "%s", ft->name);
 	}
 	if (offset) {
 		rc = fsck_loop_make(ft, base, offset, size, ctl->opts.dryrun,
 				    why, sizeof(why));
+		/*
+		 * No loop devices for us (not root, none in this container):
+		 * "?offset=" checks and repairs all but a journal replay
+		 */
+		if (rc == -EACCES || rc == -EPERM || rc == -ENOENT ||
+		    rc == -ENODEV) {
+			if (ctl->verbose && !ctl->quiet)
+				warnx_target(ctl->device, "%s; e2fsck gets "
+					     "?offset= instead", why);
+			rc = snprintf(ft->name, sizeof(ft->name),
+				      "%s?offset=%llu", base,
+				      (unsigned long long)offset);
+			if (rc < 0 || (size_t)rc >= sizeof(ft->name)) {
+				snprintf(why, sizeof(why), "name too long");
+				rc = -ENAMETOOLONG;
+			} else {
+				rc = 0;
+			}
+		}
 		if (rc)
 			goto fail;
 	} else if (!fmt) {
@@ -212,7 +233,8 @@ static errcode_t fsck_prepare(const struct cli_control *ctl,
 	}
 	return 0;
 fail:
-	return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_EXEC, "%s", why);
+	/* 21: what e2fsck was to check could not be made */
+	return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_FAILED, "%s", why);
 }
 
 static errcode_t fsck_check(const struct cli_control *ctl, const char *target)

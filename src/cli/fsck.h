@@ -40,7 +40,7 @@ const char *fsck_describe(int code, char *buf, size_t len);
 
 /*
  * The command line for @prog: "@prog [-f] -p|-n @target", @target being
- * the device, or "image?offset=N" for a partition.  @argv has room for
+ * the device, or what fsck_run() made for a partition or a VM image.  @argv has room for
  * FSCK_ARGV_MAX pointers, the last one NULL.
  */
 #define FSCK_ARGV_MAX 5
@@ -48,9 +48,12 @@ void fsck_argv(const struct cli_control *ctl, const char *prog,
 	       const char *target, const char *argv[FSCK_ARGV_MAX]);
 
 /*
- * Run e2fsck ($E2FSCK, or the e2fsck on PATH) on ctl->path (at the
- * filesystem's offset, with -p or ?offset=) and wait for it; its output
- * goes to e2trim's standard error.  A device in use is refused first (through
+ * Run e2fsck ($E2FSCK, or the e2fsck on PATH) on ctl->path and wait for
+ * it; its output goes to e2trim's standard error.  A filesystem that does
+ * not start at the first byte (-p N, ?offset=) gets a loop device bounded
+ * by the table entry (fsck_loop.c; "path?offset=N" where no loop device
+ * can be made), a VM image its content through nbdfuse (fsck_vm.c); both
+ * are released before this returns, whatever happened.  A device in use is refused first (through
  * @t, e2trim_probe()), and e2fsck does not run.  Returns 0 when the
  * filesystem may be opened now (e2fsck exited 0 or 1), or the error code
  * after saying why: a refusal of the device itself,

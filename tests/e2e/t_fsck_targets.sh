@@ -10,7 +10,8 @@
 # bytes), trims partition 2 only (partition 1 and the bytes after
 # partition 2 keep their sha256), keeps every file, leaves e2fsck -fn
 # clean; and nothing stays behind: no loop device over the image, no FUSE
-# mount, no qemu-nbd, nothing in TMPDIR.  A stop (INT, TERM, HUP, PIPE)
+# mount, no qemu-nbd, nothing in TMPDIR; the whole qcow2 disk without -p is
+# refused (27) as a raw one is, e2fsck not run.  A stop (INT, TERM, HUP, PIPE)
 # while e2fsck runs (pause point fsck@start) releases all of it too.
 # Needs root (loop devices, FUSE).
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
@@ -109,6 +110,11 @@ qemu-img check "$q" >/dev/null 2>&1 || fail "qcow2: qemu-img check (or its lock 
 qemu-img convert -O raw "$q" "$T/back.img" || fail "qemu-img convert back"
 content_ok "$T/back.img" "qcow2"
 note "qcow2 -p 2: replayed through nbdfuse, trimmed; nothing left"
+# the whole disk, no -p: refused as a raw disk is (27), e2fsck not run
+run_e2trim --fsck "$q"
+assert_rc 27 "qcow2 whole disk, --fsck"
+! grep -q "e2fsck" "$ERR" || { cat "$ERR"; fail "qcow2 whole disk: e2fsck ran"; }
+nothing_left "$q" "qcow2 whole disk"
 
 # a whole qcow2, not cleanly unmounted: --fsck=force, no loop device
 mkfs "$T/one.img" 32M -t ext4
