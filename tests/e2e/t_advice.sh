@@ -105,7 +105,7 @@ for name in unsafe-error-fs unsafe-journal-recover unsafe-orphan-inode; do
 	disk_of "$T/orig.img" "$T/disk.img"
 	rm -f "$T/disk.qcow2"
 	qemu-img convert -O qcow2 "$T/disk.img" "$T/disk.qcow2" || fail "qemu-img convert"
-	advise_name "$name" qcow2 "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
+	advise_name "$name" "qcow2 -p 1" "^e2trim --fsck(=force)? -p 1 disk\.qcow2$" -p 1 disk.qcow2
 	[[ $ADVICE_MSG == *qemu-nbd* ]] || { echo "$ADVICE_MSG"; fail "qcow2: the message does not say how e2fsck can read it"; }
 done
 
