@@ -19,12 +19,31 @@
 
 #include "e2trim_int.h"
 #include "image_format.h"
+#include "image_lock.h"
 #include "image_qcow2.h"
 #include "nbd_io.h"
 #include "open_chain.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "rbd_io.h"
+
+/*
+ * qemu-nbd could not take the image's lock: qemu says only that, so name
+ * who holds it, as for a raw image (open_hold.c), where it can be seen.
+ */
+static errcode_t locked(struct e2trim *t, const char *why)
+{
+	char name[64];
+	pid_t pid;
+
+	if (t->image_fd >= 0 && image_lock_other(t->image_fd, &pid)) {
+		pid = image_lock_holder(t->image_fd, pid, name, sizeof(name));
+		if (pid > 0)
+			return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "held by "
+					"%s, pid %d (%s)", name, (int)pid, why);
+	}
+	return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+}
 
 /* The refusals before the first read: server that cannot trim, lock. */
 static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
@@ -38,7 +57,7 @@ static errcode_t conn_fail(struct e2trim *t, enum nbd_open_fail rc,
 	case NBD_OPEN_NO_LIBNBD:
 		return lib_fail(t, E2TRIM_ERR_NO_LIBNBD, "%s", why);
 	case NBD_OPEN_LOCKED:
-		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+		return locked(t, why);
 	case NBD_OPEN_TMPDIR:
 		lib_fail(t, E2TRIM_ERR_NBD_START, "%s", why);
 		lib_fix(t, E2TRIM_ERR_NBD_START, "set TMPDIR to a directory "

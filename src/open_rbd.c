@@ -53,6 +53,31 @@ static int only_ours(const struct rbd_clients *c)
 				!strcmp(c->locker, c->watcher)));
 }
 
+/*
+ * A lock and nobody watching: no VM, mapping or qemu-nbd has the image
+ * open (each watches it), so "stop it" would name nothing to stop.  It is
+ * the lock of a client that was killed (librbd breaks it after about
+ * 30 s, once it asks for the lock itself), or one taken by hand.  Whether
+ * its owner is gone is a person's to know: the command, no backquotes.
+ */
+static errcode_t refuse_lock(struct e2trim *t, const struct rbd_clients *c)
+{
+	char id[sizeof(c->lock_id) + 16], owner[sizeof(c->lock_owner) + 16];
+	char name[DETAIL_LEN / 4];
+
+	lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image is locked by %s "
+		 "(%s), but no client watches it: the lock of a client that "
+		 "was killed, or one taken with rbd lock add", c->locker,
+		 c->lock_owner);
+	lib_shell_quote(rbd_spec_name(t->rbd), name, sizeof(name));
+	lib_shell_quote(c->lock_id, id, sizeof(id));
+	lib_shell_quote(c->lock_owner, owner, sizeof(owner));
+	lib_fix(t, E2TRIM_ERR_IMAGE_LOCKED, "once you know that its owner is "
+		"gone, remove the lock (e2trim never breaks one): rbd lock rm "
+		"%s %s %s, then run e2trim again", name, id, owner);
+	return E2TRIM_ERR_IMAGE_LOCKED;
+}
+
 /* Refuse an image with clients (@ours: e2trim's own handle may be one). */
 static errcode_t refuse_clients(struct e2trim *t, const struct rbd_clients *c,
 				int ours)
@@ -65,6 +90,8 @@ static errcode_t refuse_clients(struct e2trim *t, const struct rbd_clients *c,
 				"(watchers: %s; lockers: %s); nothing was "
 				"trimmed: stop it, then run again",
 				c->watcher, c->lockers ? c->locker : "none");
+	if (!c->watchers && c->lock_id[0] && c->lock_owner[0])
+		return refuse_lock(t, c);
 	return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image is in use: "
 			"watched by %s%s%s; a running VM, a kernel mapping "
 			"(rbd showmapped) or a qemu-nbd has it open: stop it, "

@@ -213,7 +213,11 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 		ew = rbd_dl_watchers(d, &w, f->clients.watcher,
 				     sizeof(f->clients.watcher));
 		el = rbd_dl_lockers(d, &l, f->clients.locker,
-				    sizeof(f->clients.locker));
+				    sizeof(f->clients.locker),
+				    f->clients.lock_id,
+				    sizeof(f->clients.lock_id),
+				    f->clients.lock_owner,
+				    sizeof(f->clients.lock_owner));
 		if (ew || el)
 			goto out;
 		f->clients.watchers = w;

@@ -218,6 +218,29 @@ static int addresses(const char *json, char *who, size_t len)
 }
 
 /*
+ * The first string value of @key in `rbd ... --format json` output @json
+ * into @out ("" if none, or if it holds a quote or a backslash: rbd would
+ * have escaped it, and a person copies what the message shows).
+ */
+static void first_string(const char *json, const char *key, char *out,
+			 size_t len)
+{
+	char pat[32];
+	const char *p, *end;
+
+	out[0] = '\0';
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	p = strstr(json, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	end = strchr(p, '"');
+	if (!end || end[-1] == '\\' || (size_t)(end - p) >= len)
+		return;
+	snprintf(out, len, "%.*s", (int)(end - p), p);
+}
+
+/*
  * `rbd du --exact --format json` lists the image's snapshots (with a
  * "snapshot" key) and the image itself: the entry that is the one named.
  * 0, or ENODATA when it names no size for it.
@@ -382,10 +405,15 @@ errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
 		if (k == ASK_STATUS)
 			f->clients.watchers = addresses(r.job[i].out,
 				f->clients.watcher, sizeof(f->clients.watcher));
-		else if (k == ASK_LOCKS)
+		else if (k == ASK_LOCKS) {
 			f->clients.lockers = addresses(r.job[i].out,
 				f->clients.locker, sizeof(f->clients.locker));
-		else if (k == ASK_CONFIG)
+			first_string(r.job[i].out, "id", f->clients.lock_id,
+				     sizeof(f->clients.lock_id));
+			first_string(r.job[i].out, "locker",
+				     f->clients.lock_owner,
+				     sizeof(f->clients.lock_owner));
+		} else if (k == ASK_CONFIG)
 			f->granularity = parse_granularity(r.job[i].out);
 		else if (k == ASK_DU)
 			f->used_known = !parse_used(s, r.job[i].out,

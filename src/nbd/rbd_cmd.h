@@ -18,6 +18,9 @@ struct rbd_clients {
 	int lockers;		/* holding a lock, the exclusive lock too */
 	char watcher[512];	/* their addresses, ", " between */
 	char locker[512];
+	/* the first lock's id and owner (client.N): what rbd lock rm takes */
+	char lock_id[128];
+	char lock_owner[64];
 };
 
 /* What rbd_ask() asks (RBD_ASK_*, or'ed) and what it found. */

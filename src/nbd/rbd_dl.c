@@ -267,7 +267,8 @@ errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 }
 
 errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
-			 size_t len)
+			 size_t len, char *id, size_t idlen, char *owner,
+			 size_t ownerlen)
 {
 	char tag[256], clients[4096], cookies[4096], addrs[4096], *p;
 	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
@@ -278,6 +279,12 @@ errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 
 	if (n < 0)
 		return ceph_err((int)n);
+	/* each list: strings one after another, each ended by a NUL */
+	id[0] = owner[0] = '\0';
+	if (n > 0 && strlen(cookies) < idlen && strlen(clients) < ownerlen) {
+		snprintf(id, idlen, "%s", cookies);
+		snprintf(owner, ownerlen, "%s", clients);
+	}
 	for (i = 0, p = addrs; i < n && p < addrs + al; i++) {
 		append(who, len, p);
 		p += strlen(p) + 1;

@@ -43,8 +43,10 @@ errcode_t rbd_dl_open(struct rbd_dl *d, const char *name);
  */
 errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 			  size_t len);
+/* rbd_dl_lockers(): also the first lock's id and owner (client.N), or "" */
 errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
-			 size_t len);
+			 size_t len, char *id, size_t idlen, char *owner,
+			 size_t ownerlen);
 errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count);
 uint64_t rbd_dl_granularity(struct rbd_dl *d);
 

@@ -197,7 +197,16 @@ static errcode_t select_partition(struct e2trim *et, const struct part_table *t,
 		snprintf(detail, sizeof(detail), "partition %u is an MBR "
 			 "extended container, not a filesystem; its logical "
 			 "partitions: %s", partno, nums);
-		return lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
+		lib_fail(et, E2TRIM_ERR_PARTITION, "%s", detail);
+		/*
+		 * the number is what is wrong, not the table: "fix the
+		 * table" would send the person to mend what may be whole.
+		 * Which logical partition is theirs to say: no backquotes.
+		 */
+		lib_fix(et, E2TRIM_ERR_PARTITION, "a container holds "
+			"partitions, not a filesystem: give -p with one of its "
+			"logical partitions (%s) instead", nums);
+		return E2TRIM_ERR_PARTITION;
 	}
 	*out = e;
 	return 0;
