@@ -107,9 +107,10 @@ errcode_t open_mmp_reachable(struct e2trim *t)
 		lib_fix(t, E2TRIM_ERR_FEATURE, "map the image with rbd "
 			"device map and run e2trim on that device");
 	else if (t->nbd)
-		lib_fix(t, E2TRIM_ERR_FEATURE, "attach the image as a "
-			"device (qemu-nbd --connect=/dev/nbdN, or qemu-img "
-			"convert -O raw) and run e2trim on that");
+		lib_fix(t, E2TRIM_ERR_FEATURE, "attach it as a device "
+			"(qemu-nbd --connect=/dev/nbdN for an image, "
+			"nbd-client for an NBD server) or copy it to a raw file "
+			"(qemu-img convert -O raw), and run e2trim on that");
 	else
 		lib_fix(t, E2TRIM_ERR_FEATURE, "attach the partition as a "
 			"loop device (losetup --find --show --offset %llu "
