@@ -474,6 +474,25 @@ mmp_no_wait() {
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 }
 
+# signal_taken PID: until the signal just sent to PID has been handled:
+# none pending for the process, and none of its threads running (the one
+# that took it is back asleep).  With -j the main thread takes it while
+# the workers are held: released at once, they could send every request
+# before the handler has recorded the stop.  A five-minute guard.
+signal_taken() {
+	local i t busy
+	for ((i = 0; i < 3000; i++)); do
+		busy=
+		grep -qE '^ShdPnd:[[:space:]]*0+$' "/proc/$1/status" 2>/dev/null || busy=1
+		for t in /proc/"$1"/task/*/stat; do
+			[ "$(cut -d' ' -f3 "$t" 2>/dev/null)" != R ] || busy=1
+		done
+		[ -n "$busy" ] || return 0
+		sleep 0.1	# a poll of the event, not a wait for it
+	done
+	fail "a signal sent to $1 was never taken"
+}
+
 # hold_excl DEV: another program holds DEV open with O_EXCL (as mkfs,
 # e2fsck or a mount would), confirmed: it says so through a FIFO once it
 # holds, and holds until release_excl closes its stdin.

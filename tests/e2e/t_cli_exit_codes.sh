@@ -26,11 +26,29 @@ v = eval(sys.argv[2])
 print("null" if v is None else v)' "$1" "$2"
 }
 
+# fragment IMG: 200 free one-block extents more, each holding bytes (a
+# request of its own).  A target held at its first completed request
+# must still have requests to send, whatever the timing: with fewer free
+# extents than the 32 e2trim keeps in flight (target_uring.c) all of them
+# may be sent before the first completion is seen, and the run ends whole.
+fragment() {
+	local i
+	printf 'e%.0s' $(seq 4096) >"$T/blk"
+	{ for ((i = 0; i < 400; i++)); do echo "write $T/blk s$i"; done
+	  for ((i = 0; i < 400; i += 2)); do echo "rm s$i"; done; } | dfs_write "$1"
+}
+
 cd "$T" || fail "cd"
 mkfs a.img 32M -t ext4
 age a.img 3
+fragment a.img
 mkfs b.img 32M -t ext4
 age b.img 4
+fragment b.img
+for f in a.img b.img; do
+	n=$("$E2TRIM" -n --list "$f" | wc -l)
+	[ "$n" -gt 96 ] || fail "$f: only $n free extents, not many more than 32"
+done
 head -c 1M /dev/zero >zeros.img
 
 run_e2trim -n zeros.img missing.img
@@ -53,6 +71,7 @@ interrupt() {
 	pid=$!
 	for ((i = 0; i < n; i++)); do pause_wait; done
 	kill -s "$sig" "$pid" || fail "$sig: e2trim is gone while held"
+	signal_taken "$pid"
 	pause_release "$n"
 	pause_disarm
 	RC=0

@@ -112,6 +112,7 @@ pause_wait; held=$PAUSED
 pause_wait; held="$held, $PAUSED"
 note "-j 2: held: $held"
 kill -s INT "$pid" || fail "-j 2: e2trim is gone while held"
+signal_taken "$pid"	# the main thread takes it: before the workers go on
 pause_release 2
 pause_disarm
 RC=0
