@@ -12,6 +12,10 @@
 #                              build-san/, make check SANITIZE=1): not run there
 #   # e2e: slow (why)          started before the others, so that it does not
 #                              run alone at the end
+#   # e2e: sources (why)       checks the sources, scripts and fixtures'
+#                              recipes, not what the build does: E2E_SOURCES=skip
+#                              leaves it out, =only runs just those (.ci/run
+#                              runs them beside the Ceph phase, at nice 19)
 # E2E_CACHE: where a test keeps an input that is slow to make and the same
 # in every pass (the 5 TiB image of t_slow_huge_fs), so that make check
 # SANITIZE=1 copies what make check made; build/e2e-cache by default
@@ -86,6 +90,11 @@ parallel=() slow=() serial=() unsanitized=()
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	[ -z "$only" ] || [[ "$name" == *$only* ]] || continue
+	if declares "$t" sources; then
+		[ "${E2E_SOURCES:-}" != skip ] || continue
+	else
+		[ "${E2E_SOURCES:-}" != only ] || continue
+	fi
 	if [ -n "$sanitized" ] && declares "$t" no-sanitize; then
 		unsanitized+=("$name")
 	elif [ "$jobs" -gt 1 ] && declares "$t" serial; then

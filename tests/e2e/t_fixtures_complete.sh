@@ -6,6 +6,7 @@
 # row for each of them, for every images/verify/ image and every fuzz-*
 # regression image, and no other rows; images/ stays under 5 MB.
 # e2e: no-sanitize (reads images/, its lists and README: runs no e2trim)
+# e2e: sources (images/, its lists and README)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh

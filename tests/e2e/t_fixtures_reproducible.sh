@@ -5,6 +5,7 @@
 # than images/VERSIONS names, mke2fs may lay things out differently: then
 # only that every fixture is still made is checked.
 # e2e: no-sanitize (images/mkimages.sh makes the fixtures again: mke2fs and debugfs, no e2trim)
+# e2e: sources (images/mkimages.sh against images/SHA256SUMS)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh

@@ -7,6 +7,7 @@
 # error codes to exit codes (src/errors.c), in e2trim --help, in
 # e2trim(8)'s EXIT STATUS and in README's table, which list no others.
 # e2e: no-sanitize (shellcheck, groff and the documented lists: the sources, not the build)
+# e2e: sources (shellcheck, groff and the documented lists)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -5,6 +5,7 @@
 # e2fsprogs than images/VERSIONS names, mke2fs may lay things out
 # differently: then only that every fixture is still made is checked.
 # e2e: no-sanitize (images/mkverify.sh makes the fixtures again: no e2trim)
+# e2e: sources (images/mkverify.sh against its sums)
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 IMAGES=$(cd "$(dirname "$0")/../../images" && pwd)
