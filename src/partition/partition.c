@@ -435,10 +435,15 @@ errcode_t partition_stale_zero(struct e2trim *et, const struct part_reader *rd)
 			ret = lib_fail(et, E2TRIM_ERR_PARTITION, "an %s "
 				       "filesystem starts at byte 0, beside a "
 				       "%s table with partitions %s: one of "
-				       "them is stale, and they overlap; give "
-				       "-p N to trim a partition, or erase the "
-				       "stale one with wipefs (wipefs IMAGE "
-				       "lists both)", fstype, t.type, nums);
+				       "them is stale, and they overlap",
+				       fstype, t.type, nums);
+			/*
+			 * the table may well be right: not the table's "fix
+			 * the table", and a person's choice (no backquotes)
+			 */
+			lib_fix(et, ret, "give -p N to trim a partition, or "
+				"erase the stale one with wipefs (wipefs IMAGE "
+				"lists both)");
 		}
 	}
 	free(t.entries);

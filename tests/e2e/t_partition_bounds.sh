@@ -105,6 +105,8 @@ for opt in -n -v; do
 	refused_unchanged 24 "wipefs" "stale superblock at 0 ($opt)" "$opt" "$img"
 	assert_grep "beside a dos table with partitions 1, 2" "$ERR" "stale ($opt): names the table"
 	assert_grep "give -p N" "$ERR" "stale ($opt): names -p N"
+	# one fix, this one: the table may be right (not "fix the table")
+	! grep -q "fix the table" "$ERR" || { cat "$ERR"; fail "stale ($opt): a second fix, the table's"; }
 done
 loop=$(loop_attach "$img")
 refused_unchanged 24 "wipefs" "stale superblock at 0, loop device" -v "$loop"
