@@ -14,8 +14,14 @@ command -v python3 >/dev/null || fail "python3 is missing (make deps)"
 
 # a copy of the tracked tree; the older library reports a shorter struct
 mkdir "$T/old"
-git -C "$top" ls-files -z | tar -C "$top" --null -T - -cf - | tar -C "$T/old" -xf - ||
-	fail "copy of the tree"
+# the files git tracks; in a copy that is no git checkout (make
+# mutate-code's), every file but the builds
+if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git -C "$top" ls-files -z | tar -C "$top" --null -T - -cf -
+else
+	tar -C "$top" --exclude=./build --exclude=./build-san --exclude=./build-fuzz \
+		--exclude=./mutate-cases -cf - .
+fi | tar -C "$T/old" -xf - || fail "copy of the tree"
 opts=$T/old/src/options.c
 grep -q 't->res.struct_size = sizeof(t->res);' "$opts" || fail "options.c: no struct_size line"
 sed -i 's|t->res.struct_size = sizeof(t->res);|t->res.struct_size = offsetof(struct e2trim_result, bytes_zeroed);|' "$opts"
