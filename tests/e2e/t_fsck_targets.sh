@@ -81,15 +81,23 @@ fix_of() {
 print(json.load(open(sys.argv[1]))["targets"][0]["fix"] or "")' "$OUT")
 }
 
+# run_fix WHAT FILE WANT ARGS...: the --json fix for ARGS is WANT; run as
+# printed with sh -c, e2fsck replays the journal and FILE gets smaller
+run_fix() {
+	local what=$1 file=$2 want=$3 before
+	shift 3
+	fix_of "$@"
+	echo "$FIX" >"$T/fix"
+	assert_eq "$FIX" "$want" "$what: the printed fix"
+	before=$(alloc_bytes "$file")
+	(cd "$T" && sh -c "$(cat "$T/fix")") >"$T/out" 2>"$T/err" ||
+		{ cat "$T/err"; fail "$what: '$(cat "$T/fix")' failed"; }
+	assert_grep "recovering journal" "$T/err" "$what: e2fsck replayed"
+	[ "$(alloc_bytes "$file")" -lt "$before" ] || fail "$what: nothing trimmed"
+}
+
 # 1. raw disk image, -p 2: the fix as printed
-fix_of -p 2 disk.img
-echo "$FIX" >"$T/fix"
-assert_eq "$FIX" "e2trim --fsck -p 2 disk.img" "-p 2: the printed fix"
-before=$(alloc_bytes "$disk")
-(cd "$T" && sh -c "$(cat "$T/fix")") >"$T/out" 2>"$T/err" ||
-	{ cat "$T/err"; fail "-p 2: '$(cat "$T/fix")' exit $?"; }
-assert_grep "recovering journal" "$T/err" "-p 2: e2fsck replayed"
-[ "$(alloc_bytes "$disk")" -lt "$before" ] || fail "-p 2: nothing trimmed"
+run_fix "-p 2" "$disk" "e2trim --fsck -p 2 disk.img" -p 2 disk.img
 content_ok "$disk" "-p 2"
 nothing_left "$disk" "-p 2"
 note "-p 2: fix 'e2trim --fsck -p 2 disk.img' replays, trims partition 2 only"
@@ -97,14 +105,7 @@ note "-p 2: fix 'e2trim --fsck -p 2 disk.img' replays, trims partition 2 only"
 # 2. qcow2 of the same disk: through qemu-nbd, and only the qcow2 changes
 q="$T/disk.qcow2"
 qemu-img convert -O qcow2 "$T/pending.img" "$q" || fail "qemu-img convert"
-fix_of -p 2 disk.qcow2
-echo "$FIX" >"$T/fix"
-assert_eq "$FIX" "e2trim --fsck -p 2 disk.qcow2" "qcow2: the printed fix"
-before=$(alloc_bytes "$q")
-(cd "$T" && sh -c "$(cat "$T/fix")") >"$T/out" 2>"$T/err" ||
-	{ cat "$T/err"; fail "qcow2: '$(cat "$T/fix")' exit $?"; }
-assert_grep "recovering journal" "$T/err" "qcow2: e2fsck replayed"
-[ "$(alloc_bytes "$q")" -lt "$before" ] || fail "qcow2: nothing trimmed"
+run_fix qcow2 "$q" "e2trim --fsck -p 2 disk.qcow2" -p 2 disk.qcow2
 nothing_left "$q" "qcow2"
 qemu-img check "$q" >/dev/null 2>&1 || fail "qcow2: qemu-img check (or its lock still held)"
 qemu-img convert -O raw "$q" "$T/back.img" || fail "qemu-img convert back"
