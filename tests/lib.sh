@@ -552,10 +552,13 @@ finish() {
 # verification have passed, no discard has gone out); returns once it is
 # held there (the FIFO handshake above, no sleep).  With
 # E2TRIM_TEST_PAUSE_AT=mid set, held at its first report with bytes
-# trimmed instead.  resume_e2trim lets it go on and sets RC, OUT, ERR.
+# trimmed instead; PAUSE_STAGE=STAGE: held at that pause point
+# (src/cli/test_hooks.c).  resume_e2trim lets it go on and sets RC, OUT,
+# ERR; $PAUSE.pid holds e2trim's pid meanwhile.
 pause_e2trim() {
 	local stage=trimming@start
 	[ "${E2TRIM_TEST_PAUSE_AT:-}" != mid ] || stage=trimming
+	stage=${PAUSE_STAGE:-$stage}
 	pause_arm "$stage"
 	PAUSE=$T/pause
 	rm -f "$PAUSE.pid" "$PAUSE.rc"

@@ -133,33 +133,12 @@ note "whole qcow2, not clean: --fsck=force checks it through nbdfuse"
 
 # 3. a stop while e2fsck runs: e2trim waits for it, then releases all
 stop_during_fsck() {	# SIG WANT_RC IMG ARGS...
-	local sig=$1 want=$2 img=$3 pid rc; shift 3
-	pause_arm fsck@start
-	rm -f "$T/pause.pid" "$T/pause.rc"
-	(
-		rc=0
-		"$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
-		echo "$!" >"$T/pause.pid"
-		wait "$!" || rc=$?
-		echo "$rc" >"$T/pause.rc"
-		echo exited >&7
-	) &
-	local sub=$!
-	unset E2TRIM_TEST_PAUSE
-	pause_wait
-	if [ "$PAUSED" = exited ]; then
-		wait "$sub"; pause_disarm
-		cat "$T/err" >&2
-		fail "$sig: e2trim $* ended (exit $(cat "$T/pause.rc")) before e2fsck ran"
-	fi
-	pid=$(cat "$T/pause.pid")
-	kill -s "$sig" "$pid"
-	pause_release 1
-	wait "$sub"
-	pause_disarm
-	rm -f "$T/pause.pid"
-	rc=$(cat "$T/pause.rc")
-	assert_eq "$rc" "$want" "$sig during e2fsck ($*): exit"
+	local sig=$1 want=$2 img=$3
+	shift 3
+	PAUSE_STAGE=fsck@start pause_e2trim "$@"
+	kill -s "$sig" "$(cat "$PAUSE.pid")" || fail "$sig: e2trim is gone while e2fsck runs"
+	resume_e2trim
+	assert_eq "$RC" "$want" "$sig during e2fsck ($*): exit"
 	nothing_left "$img" "$sig during e2fsck ($*)"
 }
 for sig in INT TERM HUP PIPE; do
