@@ -131,14 +131,14 @@ INIT
 }
 
 # make_disk IMG SIZE DIR: an ext4 filesystem of DIR's files plus
-# /data/keep.bin (KEEP_MD5), a 48 MiB file written and deleted (its
+# /data/keep.bin (KEEP_SUM), a 48 MiB file written and deleted (its
 # blocks hold data), and /data/j.txt.  Then every block of the raw file
 # is allocated, so what a trim frees shows in its allocated size.
 make_disk() {
 	local img=$1 size=$2 dir=$3
 	mkdir -p "$dir/data"
 	head -c $((4 << 20)) /dev/urandom >"$dir/data/keep.bin"
-	KEEP_MD5=$(file_md5 "$dir/data/keep.bin")
+	KEEP_SUM=$(sha_of "$dir/data/keep.bin")
 	head -c $((48 << 20)) /dev/zero | tr '\0' '\132' >"$dir/big.bin"
 	printf 'old\n' >"$dir/data/j.txt"
 	rm -f "$img"
@@ -243,6 +243,6 @@ untouched() {
 # e2fsck -fn finds nothing to fix.
 intact() {
 	debugfs -R "dump /data/keep.bin $T/keep.out" "$2" >/dev/null 2>&1
-	[ "$(file_md5 "$T/keep.out")" = "$KEEP_MD5" ] || fail "$1: keep.bin changed"
+	[ "$(sha_of "$T/keep.out")" = "$KEEP_SUM" ] || fail "$1: keep.bin changed"
 	e2fsck -fn "$2" >"$T/fsck.out" 2>&1 || { cat "$T/fsck.out"; fail "$1: e2fsck -fn after the boot"; }
 }

@@ -192,7 +192,7 @@ file_state() {
 	# counts in st_blocks, and must not look like the run's doing
 	sync "$@"
 	for f in "$@"; do
-		echo "$f $(sha256sum <"$f" | cut -c1-16) $(stat -c '%s %b %Y.%y' "$f")"
+		echo "$f $(sha_of "$f" | cut -c1-16) $(stat -c '%s %b %Y.%y' "$f")"
 	done
 }
 

@@ -22,6 +22,7 @@
 # (make clean removes it), empty: nothing kept.
 # E2E_TMPDIR: where the scratch folders go (/tmp; .ci/run: /dev/shm for
 # one pass, tmpfs, /tmp for the other).
+# E2E_TIMES=FILE: every test's wall and CPU seconds written there.
 # TESTS_DIR: run the t_*.sh of that folder instead (tests/ceph/run.sh
 # does, once its cluster is up); SHOW_NOTES=1: a passed test's notes too.
 set -u
@@ -122,6 +123,8 @@ while [ ${#running[@]} -gt 0 ]; do reap; done
 # where the time went, for the next cut: wall and CPU seconds (user +
 # sys of the test's processes; less than wall: waiting for I/O, a
 # server, a guard)
+# E2E_TIMES=FILE keeps them all ("wall cpu name" a line)
+[ -z "${E2E_TIMES:-}" ] || cp "$R/times" "$E2E_TIMES" 2>/dev/null
 if [ -s "$R/times" ]; then
 	echo "the longest: $(sort -rn "$R/times" | head -8 |
 		awk '{printf "%s%s %ss (cpu %ss)", (NR > 1 ? ", " : ""), $3, $1, $2}')"

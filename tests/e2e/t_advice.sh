@@ -20,6 +20,9 @@
 . "$(dirname "$0")/../fixtures.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=advice_lib.sh
 . "$(dirname "$0")/../advice_lib.sh"
+# about the fixes, not another node: libext2fs's MMP wait (11 s at each
+# read-write open of an MMP filesystem, e2trim's and e2fsck's) skipped
+mmp_no_wait
 
 # The refusals with a fix a script may run, then those only a person can
 # decide, with the reason the suite accepts.

@@ -18,6 +18,9 @@
 . "$(dirname "$0")/../fixtures.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=advice_lib.sh
 . "$(dirname "$0")/../advice_lib.sh"
+# about the fixes, not another node: libext2fs's MMP wait (11 s at each
+# read-write open of an MMP filesystem, e2trim's and e2fsck's) skipped
+mmp_no_wait
 
 for p in qemu-img qemu-nbd nbdkit sfdisk; do
 	command -v "$p" >/dev/null || skip "$p is missing (make deps)"

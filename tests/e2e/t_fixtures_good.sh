@@ -22,7 +22,7 @@ here=$(dirname "$0")/..
 check_good() {		# name
 	local name=$1 img bs count fs_bytes size sum
 	img=$(fixture "$name") || exit 1
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 	bs=$(sb_field "$img" "Block size")
 	count=$(sb_field "$img" "Block count")
 	fs_bytes=$((bs * count))
@@ -99,7 +99,7 @@ check_good() {		# name
 		fail "$name: -v says $said bytes, free extents add up to $free_sum"
 	fi
 
-	assert_eq "$(file_md5 "$img")" "$sum" "$name: image after dry runs"
+	assert_eq "$(sha_of "$img")" "$sum" "$name: image after dry runs"
 	note "$name: $(wc -l <"$T/plan") extents match dumpe2fs, $crossing cross a group edge; image unchanged"
 
 	# a real trim of a copy: used blocks byte-identical, nothing outside

@@ -21,20 +21,20 @@ check_unsafe() {	# name code forcible fix...
 	local name=$1 code=$2 forcible=$3; shift 3
 	local fix="$*" img sum
 	img=$(fixture "$name") || exit 1
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 
 	run_e2trim -n --list "$img"
 	assert_rc "$code" "$name: dry run"
 	assert_grep "^e2trim: .*$fix" "$ERR" "$name: dry run names the fix"
 	no_plan "$name: dry run"
-	assert_eq "$(file_md5 "$img")" "$sum" "$name: image after a refused dry run"
+	assert_eq "$(sha_of "$img")" "$sum" "$name: image after a refused dry run"
 
 	# the refusal comes before anything is written or discarded
 	run_e2trim --list "$img"
 	assert_rc "$code" "$name: real run"
 	assert_grep "^e2trim: .*$fix" "$ERR" "$name: real run names the fix"
 	no_plan "$name: real run"
-	assert_eq "$(file_md5 "$img")" "$sum" "$name: image after a refused real run"
+	assert_eq "$(sha_of "$img")" "$sum" "$name: image after a refused real run"
 
 	run_e2trim -n --list --force "$img"
 	if [ "$forcible" = 1 ]; then
@@ -52,7 +52,7 @@ check_unsafe() {	# name code forcible fix...
 		assert_rc "$code" "$name: real run with --force (not overridable)"
 		note "$name: exit $code, also with --force"
 	fi
-	assert_eq "$(file_md5 "$img")" "$sum" "$name: image after every run"
+	assert_eq "$(sha_of "$img")" "$sum" "$name: image after every run"
 	rm -f "$img"
 }
 

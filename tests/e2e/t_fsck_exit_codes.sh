@@ -31,7 +31,7 @@ for c in "0 0" "1 0" "2 20 reboot needed" "3 20 errors corrected, reboot needed"
 	"32 21 cancelled" "128 21 shared library error" "kill 21"; do
 	read -r code want what <<<"$c"
 	cp "$orig" "$img"
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 	before=$(alloc_bytes "$img")
 	FAKE_RC=$code run_e2trim --fsck -v "$img"
 	assert_rc "$want" "e2fsck exiting $code"
@@ -43,7 +43,7 @@ for c in "0 0" "1 0" "2 20 reboot needed" "3 20 errors corrected, reboot needed"
 			fail "e2fsck exit $code: nothing was trimmed"
 		continue
 	fi
-	assert_eq "$(file_md5 "$img")" "$sum" "image after e2fsck exit $code"
+	assert_eq "$(sha_of "$img")" "$sum" "image after e2fsck exit $code"
 	[ ! -s "$OUT" ] || fail "e2fsck exit $code: e2trim printed a report"
 	assert_grep "nothing trimmed" "$ERR" "message for e2fsck exit $code"
 	if [ "$code" = kill ]; then
@@ -58,14 +58,14 @@ note "e2fsck 0, 1 -> trim; 2, 3 -> 20; 4..128 and killed -> 21, image unchanged"
 
 # no e2fsck to run
 cp "$orig" "$img"
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 E2FSCK="$T/no-such-e2fsck" run_e2trim --fsck "$img"
 assert_rc 21 "missing e2fsck"
 # posix_spawnp reports ENOENT itself, except where it forks and the child
 # can only exit 127 (under valgrind): both must say e2fsck did not run.
 grep -Eq "cannot run $T/no-such-e2fsck: (No such file or directory|not found or not executable); nothing trimmed" \
 	"$ERR" || fail "missing e2fsck message: $(cat "$ERR")"
-assert_eq "$(file_md5 "$img")" "$sum" "image after a missing e2fsck"
+assert_eq "$(sha_of "$img")" "$sum" "image after a missing e2fsck"
 
 # a child exiting 127 or 126 (a shell's "command not found", "cannot
 # execute") did not run e2fsck
@@ -74,7 +74,7 @@ for code in 127 126; do
 	assert_rc 21 "e2fsck exiting $code"
 	assert_grep "cannot run $T/fake-e2fsck: not found or not executable; nothing trimmed" \
 		"$ERR" "message for exit $code"
-	assert_eq "$(file_md5 "$img")" "$sum" "image after exit $code"
+	assert_eq "$(sha_of "$img")" "$sum" "image after exit $code"
 done
 
 # the command lines: -f with force, -n instead of -p on a dry run
@@ -87,7 +87,7 @@ assert_rc 0 "--fsck -n"
 assert_eq "$(last_args)" "-n $img" "--fsck -n arguments"
 run_e2trim --fsck=force --dry-run "$img"
 assert_eq "$(last_args)" "-f -n $img" "--fsck=force --dry-run arguments"
-assert_eq "$(file_md5 "$img")" "$sum" "image after dry runs with --fsck"
+assert_eq "$(sha_of "$img")" "$sum" "image after dry runs with --fsck"
 lines=$(wc -l <"$FAKE_ARGS")
 run_e2trim -n "$img"
 assert_rc 0 "no --fsck"
@@ -103,13 +103,13 @@ note "e2fsck -p, -f -p, -n, -f -n as asked; none without --fsck"
 # the gates, run afresh after e2fsck, refuse it
 cp "$orig" "$img"
 debugfs -w -R "ssv state 3" "$img" >/dev/null 2>&1 || fail "debugfs ssv state"
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 for code in 0 1; do
 	FAKE_RC=$code run_e2trim --fsck "$img"
 	assert_rc 13 "errors recorded, e2fsck exits $code"
 	assert_grep "has errors recorded" "$ERR" "gate after e2fsck $code"
 done
-assert_eq "$(file_md5 "$img")" "$sum" "image refused after e2fsck"
+assert_eq "$(sha_of "$img")" "$sum" "image refused after e2fsck"
 note "the gates run again after e2fsck: errors still recorded -> 13"
 
 # mounted: e2trim's own refusal (10), and e2fsck is not run at all

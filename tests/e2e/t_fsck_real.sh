@@ -54,11 +54,11 @@ note "not clean: 13 alone, trimmed after e2fsck -p (exit 1)"
 # errors recorded: e2fsck -n (dry run) repairs nothing, the gate refuses
 cp "$base" "$img"
 dfs "$img" "ssv state 3"
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 run_e2trim --fsck -n "$img"
 assert_rc 13 "errors recorded, --fsck -n"
 assert_grep "contains a file system with errors" "$ERR" "e2fsck -n output"
-assert_eq "$(file_md5 "$img")" "$sum" "image after --fsck -n"
+assert_eq "$(sha_of "$img")" "$sum" "image after --fsck -n"
 fsck_then_trim "errors recorded"
 note "errors recorded: -n still 13 (e2fsck -n fixes nothing), --fsck trims"
 
@@ -92,7 +92,7 @@ assert_rc 21 "root inode cleared"
 assert_grep "UNEXPECTED INCONSISTENCY" "$ERR" "e2fsck's output"
 assert_grep "$img: e2fsck exited with 4 (errors left uncorrected); nothing trimmed; run e2fsck -f by hand" \
 	"$ERR" "message for exit 4"
-assert_eq "$(file_md5 "$img")" "$(file_md5 "$T/byhand.img")" "image after e2fsck exit 4"
+assert_eq "$(sha_of "$img")" "$(sha_of "$T/byhand.img")" "image after e2fsck exit 4"
 note "root inode cleared: e2fsck -p exits 4 -> 21, e2trim wrote nothing"
 
 # blocks in use marked free: e2fsck -p alone calls it clean; -f repairs
@@ -105,7 +105,7 @@ if "$E2TRIM" --help | grep -q -- --no-verify; then
 	e2fsck -p "$T/byhand.img" >/dev/null 2>&1 || fail "e2fsck -p: not clean"
 	run_e2trim --fsck "$img"
 	assert_rc 19 "bitmap frees used blocks, --fsck"
-	assert_eq "$(file_md5 "$img")" "$(file_md5 "$T/byhand.img")" \
+	assert_eq "$(sha_of "$img")" "$(sha_of "$T/byhand.img")" \
 		"image after the bitmap gate"
 fi
 cp "$img" "$T/byhand.img"

@@ -23,7 +23,7 @@ for e in "${FUZZ_REGRESSIONS[@]}"; do
 	read -r name code _ <<<"$e"
 	img=$T/$name.img
 	xz -dc "$IMAGES/$name.img.xz" >"$img" || fail "$name: cannot decompress"
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 	for opt in -n -v; do
 		# shellcheck disable=SC2086
 		E2TRIM_WRAP="timeout 60 ${E2TRIM_WRAP:-}" run_e2trim $opt "$img"
@@ -31,7 +31,7 @@ for e in "${FUZZ_REGRESSIONS[@]}"; do
 		[ "$RC" -lt 128 ] || { cat "$ERR" >&2; fail "$name ($opt): killed by signal $((RC - 128))"; }
 		assert_rc "$code" "$name ($opt)"
 		grep -q 'Sanitizer\|runtime error' "$ERR" && { cat "$ERR" >&2; fail "$name ($opt): sanitizer report"; }
-		assert_eq "$(file_md5 "$img")" "$sum" "$name ($opt): image changed"
+		assert_eq "$(sha_of "$img")" "$sum" "$name ($opt): image changed"
 	done
 	note "$name: exit $code ($(head -c 120 "$ERR"))"
 	rm -f "$img"

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../fixtures.sh"
 
 img=$(fixture ext4-mmp)
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 run_e2trim -n --list "$img"
 assert_rc 0 "clean MMP"
 cp "$OUT" "$T/plan"
@@ -41,7 +41,7 @@ note "live MMP: refused with exit 18 by dry and real runs"
 # the other node leaves: the MMP block as the fixture had it, and so the
 # whole image must be byte for byte the fixture again
 python3 "$IMAGES/fixtool.py" mmp "$img" 0xFF4D4D50 e2trim-fixture ext4-mmp.img
-assert_eq "$(file_md5 "$img")" "$sum" "image outside the MMP block"
+assert_eq "$(sha_of "$img")" "$sum" "image outside the MMP block"
 run_e2trim -n --list "$img"
 assert_rc 0 "MMP released"
 cmp -s "$OUT" "$T/plan" || fail "plan changed"

@@ -40,7 +40,7 @@ assert_grep "mounted on $T/mnt" "$ERR" "the mount point is named"
 note "mounted: device, image and symlink refused with exit 10"
 umount "$T/mnt" || fail "umount"
 MOUNTS=()
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 
 # held with O_EXCL by another program (as mkfs, e2fsck or a mount would)
 hold_excl "$dev"
@@ -61,5 +61,5 @@ note "held O_EXCL: refused with exit 10"
 run_e2trim -n --list "$dev"
 assert_rc 0 "released loop device"
 cmp -s "$OUT" "$T/plan.dev" || fail "plan changed after the refusals"
-assert_eq "$(file_md5 "$img")" "$sum" "image after the refused dry runs"
+assert_eq "$(sha_of "$img")" "$sum" "image after the refused dry runs"
 exit 0

@@ -25,14 +25,14 @@ for c in "first_ino 5:first_ino is 5, e2fsck accepts 11 to" \
 	e2fsck -fn "$img" >/dev/null 2>&1
 	rc=$?
 	[ "$rc" -ge 4 ] || fail "$field: e2fsck -fn exits $rc, expected it to object"
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 	for opt in -n -v; do
 		run_e2trim "$opt" "$img"
 		assert_rc 16 "$field ($opt)"
 		assert_grep "superblock: $want" "$ERR" "$field message"
 		assert_grep "run e2fsck" "$ERR" "$field fix"
 	done
-	assert_eq "$(file_md5 "$img")" "$sum" "image after $field"
+	assert_eq "$(sha_of "$img")" "$sum" "image after $field"
 	note "$field: e2fsck -fn $rc, e2trim 16, unchanged"
 done
 exit 0

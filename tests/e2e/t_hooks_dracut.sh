@@ -82,7 +82,7 @@ fresh() {	# [debugfs commands...]: DEV = a new loop device over a copy
 	DEV=$(loop_attach "$IMG")
 	LOOPS+=("$DEV")
 	sync "$IMG"
-	ALLOC=$(alloc_bytes "$IMG") SUM=$(file_md5 "$IMG")
+	ALLOC=$(alloc_bytes "$IMG") SUM=$(sha_of "$IMG")
 	rm -rf "$T/run" "$CONSOLE"
 }
 # premount SHELL CMDLINE [root]: source the hook as dracut does; the

@@ -58,7 +58,7 @@ fresh() {	# [debugfs command]: ROOT = a new loop device over a copy of base
 	ROOT=$(loop_attach "$IMG")
 	LOOPS+=("$ROOT")
 	sync "$IMG"
-	ALLOC=$(alloc_bytes "$IMG") SUM=$(file_md5 "$IMG")
+	ALLOC=$(alloc_bytes "$IMG") SUM=$(sha_of "$IMG")
 	export ROOT
 	rm -rf "$T/run" "$T/console"
 }

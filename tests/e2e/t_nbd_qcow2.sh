@@ -30,11 +30,11 @@ oracle_extents "$raw" | aligned_extents "$cluster" >"$T/plan"
 want=$(awk '{s += $2} END {print s + 0}' "$T/plan")
 [ "$want" -gt $((48 << 20)) ] || fail "plan too small: $want"
 
-sum=$(file_md5 "$q")
+sum=$(sha_of "$q")
 run_e2trim -n -v "$q"
 assert_rc 0 "dry run"
 assert_grep "($want bytes) trimmed (dry run)" "$OUT" "dry run's bytes"
-assert_eq "$(file_md5 "$q")" "$sum" "the dry run changed the image"
+assert_eq "$(sha_of "$q")" "$sum" "the dry run changed the image"
 note "dry run: $want bytes in whole ${cluster}-byte clusters, nothing changed"
 
 run_e2trim -n --list "$q"
@@ -83,7 +83,7 @@ run_e2trim -n --format raw "$q"
 assert_rc 11 "--format raw on a qcow2"
 # e2fsck cannot read a qcow2: --fsck shows it the content through nbdfuse
 # (a FUSE mount: root here); with -n, e2fsck -n, and nothing changes
-sum=$(file_md5 "$q")
+sum=$(sha_of "$q")
 run_e2trim -n --fsck "$q"
 if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ]; then
 	assert_rc 0 "--fsck -n on a qcow2"
@@ -91,12 +91,12 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ]; then
 else
 	left_out "--fsck on a qcow2 (a FUSE mount: root)"
 fi
-assert_eq "$(file_md5 "$q")" "$sum" "--fsck -n changed the qcow2"
+assert_eq "$(sha_of "$q")" "$sum" "--fsck -n changed the qcow2"
 # --zero-fill is for devices and raw images: a usage error, nothing changed
-sum=$(file_md5 "$q")
+sum=$(sha_of "$q")
 run_e2trim --zero-fill "$q"
 assert_rc 3 "--zero-fill on a qcow2"
-assert_eq "$(file_md5 "$q")" "$sum" "--zero-fill changed the qcow2"
+assert_eq "$(sha_of "$q")" "$sum" "--zero-fill changed the qcow2"
 
 # another format qemu knows (vmdk): opened, checked and trimmed through
 # qemu-nbd, with a warning that qemu's driver keeps the space

@@ -92,7 +92,7 @@ e2fsck -fn "$T/bs.raw" >/dev/null 2>&1 || fail "e2fsck after (blocksize-policy)"
 mkfs "$T/fs2.raw" 64M -t ext4
 age "$T/fs2.raw" 5
 qemu-img convert -O qcow2 "$T/fs2.raw" "$T/q2.qcow2" || fail "convert"
-sum=$(file_md5 "$T/q2.qcow2")
+sum=$(sha_of "$T/q2.qcow2")
 qnbd ro -f qcow2 --read-only "$T/q2.qcow2"
 run_e2trim -v "nbd+unix:///?socket=$T/ro.sock"
 assert_rc 25 "read-only NBD server"
@@ -103,7 +103,7 @@ run_e2trim -n -v "nbd+unix:///?socket=$T/ro.sock"
 assert_rc 25 "dry run through a read-only server"
 assert_grep "the NBD server cannot trim; start it with discard enabled" "$ERR" "the dry run's 25"
 stop "${PIDS[-1]}"
-assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "refused image changed"
+assert_eq "$(sha_of "$T/q2.qcow2")" "$sum" "refused image changed"
 
 # another qemu-nbd holds the image: refused with 26, nothing changed
 qnbd hold -f qcow2 "$T/q2.qcow2"
@@ -114,7 +114,7 @@ assert_grep 'Failed to get .*lock' "$ERR" "qemu's own words"
 run_e2trim -n "$T/q2.qcow2"
 assert_rc 26 "dry run of a locked image"
 stop "${PIDS[-1]}"
-assert_eq "$(file_md5 "$T/q2.qcow2")" "$sum" "locked image changed"
+assert_eq "$(sha_of "$T/q2.qcow2")" "$sum" "locked image changed"
 
 # the lock gone, the same image trims
 run_e2trim "$T/q2.qcow2"

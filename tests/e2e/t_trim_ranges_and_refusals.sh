@@ -97,7 +97,7 @@ run_e2trim -s "$img"
 assert_rc 2 "--secure on an image file"
 
 # In use: mounted loop device, image behind it, O_EXCL holder.  Real runs.
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 mkdir -p "$T/mnt"
 mount -o ro "$dev" "$T/mnt" || fail "mount"
 MOUNTS+=("$T/mnt")
@@ -115,5 +115,5 @@ rc_img=$RC
 release_excl
 [ "$rc_dev" = 10 ] || fail "device held O_EXCL elsewhere: exit $rc_dev"
 [ "$rc_img" = 10 ] || fail "image whose loop device is held O_EXCL: exit $rc_img"
-assert_eq "$(file_md5 "$img")" "$sum" "image changed by refused runs"
+assert_eq "$(sha_of "$img")" "$sum" "image changed by refused runs"
 exit 0

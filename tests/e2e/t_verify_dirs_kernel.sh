@@ -41,11 +41,11 @@ case_dir() {
 		ln <$ino> d/zz
 	EOF
 	debugfs -R "dump kept $T/kept" "$img" >/dev/null 2>&1
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 	run_e2trim -n "$img"
 	assert_rc 23 "$name: an entry names inode $ino"
 	assert_grep "directory inode $dir names inode $ino of group $g" "$ERR" "$name: names the directory"
-	assert_eq "$(file_md5 "$img")" "$sum" "$name: image changed"
+	assert_eq "$(sha_of "$img")" "$sum" "$name: image changed"
 	e2fsck -fy "$img" >"$T/fsck" 2>&1
 	assert_grep "references inode $ino in group $g where _INODE_UNINIT is set" "$T/fsck" \
 		"$name: e2fsck sees the entry"
@@ -69,10 +69,10 @@ g=$(dumpe2fs "$img" 2>/dev/null | sed -n 's/^Group \([0-9]*\):.*INODE_UNINIT.*/\
 [ -n "$g" ] || fail "quota: no group left with INODE_UNINIT"
 ino=$((g * 2048 + 1))
 debugfs -w -R "ssv usr_quota_inum $ino" "$img" >/dev/null 2>&1 || fail "quota: ssv"
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 run_e2trim -n "$img"
 assert_rc 23 "quota: the superblock names inode $ino"
 assert_grep "the superblock names inode $ino, in an unused part of group $g" "$ERR" \
 	"quota: names the inode and its group"
-assert_eq "$(file_md5 "$img")" "$sum" "quota: image changed"
+assert_eq "$(sha_of "$img")" "$sum" "quota: image changed"
 exit 0

@@ -21,7 +21,7 @@ n = 64 * 4096
 print(hashlib.md5(bytes((i * 7 + i // 4096) & 255 for i in range(n))).hexdigest())')
 
 # dump IMG PATH: the md5 of a file as debugfs reads it (no bitmap asked)
-dump() { debugfs -R "dump $2 $T/dumped" "$1" >/dev/null 2>&1; file_md5 "$T/dumped"; }
+dump() { debugfs -R "dump $2 $T/dumped" "$1" >/dev/null 2>&1; sha_of "$T/dumped"; }
 
 # planned IMG PATH: does e2trim --no-verify plan any block of the file?
 planned() {
@@ -45,11 +45,11 @@ while read -r name after before; do
 	assert_eq "$(dump "$img" "$before")" "$want" "$name: the file before"
 
 	# e2trim refuses, and changes nothing
-	sum=$(file_md5 "$img")
+	sum=$(sha_of "$img")
 	run_e2trim -v "$img"
 	assert_rc "$code" "$name: trim"
 	assert_grep "run e2fsck -f first" "$ERR" "$name: names the fix"
-	assert_eq "$(file_md5 "$img")" "$sum" "$name: image changed"
+	assert_eq "$(sha_of "$img")" "$sum" "$name: image changed"
 	danger=no
 	if planned "$img" "$before"; then danger=yes; fi
 	[ "$code" = 22 ] || [ "$danger" = yes ] ||

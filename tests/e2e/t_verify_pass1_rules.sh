@@ -48,7 +48,7 @@ refused() {
 	# e2fsck -fn answers "no" to the journal's questions and exits 0
 	[ "$code" = 14 ] || ! e2fsck -fn "$img" >/dev/null 2>&1 ||
 		fail "$msg: e2fsck -fn finds nothing"
-	before=$(file_md5 "$img")
+	before=$(sha_of "$img")
 	run_e2trim -n -v --list "$img"
 	assert_rc "$code" "$msg (dry run)"
 	assert_grep "$msg" "$ERR" "dry run"
@@ -56,7 +56,7 @@ refused() {
 	[ ! -s "$OUT" ] || { cat "$OUT" >&2; fail "$msg: printed a plan"; }
 	run_e2trim -v "$img"
 	assert_rc "$code" "$msg (trim)"
-	assert_eq "$(file_md5 "$img")" "$before" "$msg: image changed"
+	assert_eq "$(sha_of "$img")" "$before" "$msg: image changed"
 	note "exit $code: $msg"
 }
 

@@ -30,13 +30,13 @@ verify_fixture() {
 refused() {
 	local name=$1 code=$2 msg=$3 what=$4; shift 4
 	local before
-	before=$(file_md5 "$img")
+	before=$(sha_of "$img")
 	run_e2trim "$@"
 	assert_rc "$code" "$name ($what)"
 	assert_grep "$msg" "$ERR" "$name ($what): names the owner"
 	assert_grep "run e2fsck -f first" "$ERR" "$name ($what): names the fix"
 	[ ! -s "$OUT" ] || { cat "$OUT" >&2; fail "$name ($what): printed a plan"; }
-	assert_eq "$(file_md5 "$img")" "$before" "$name ($what): image changed"
+	assert_eq "$(sha_of "$img")" "$before" "$name ($what): image changed"
 }
 
 grep -q -- "--no-verify" <("$E2TRIM" --help) || fail "--help does not list --no-verify"
@@ -53,13 +53,13 @@ while read -r name code msg; do
 	if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 		dev=$(loop_attach "$img")
 		d0=$(disc_requests "$dev")
-		before=$(file_md5 "$img")
+		before=$(sha_of "$img")
 		run_e2trim -v "$dev"
 		assert_rc "$code" "$name (loop device)"
 		assert_grep "$msg" "$ERR" "$name (loop device): names the owner"
 		assert_eq "$(disc_requests "$dev")" "$d0" "$name: discards issued on the loop device"
 		losetup -d "$dev"; LOOPS=()
-		assert_eq "$(file_md5 "$img")" "$before" "$name (loop device): image changed"
+		assert_eq "$(sha_of "$img")" "$before" "$name (loop device): image changed"
 	else
 		left_out "$name on a loop device (needs root and a loop device)"
 	fi

@@ -52,11 +52,11 @@ else
 fi
 
 # a dry run counts, writes nothing
-sum=$(file_md5 "$img")
+sum=$(sha_of "$img")
 run_e2trim -n -v --zero-fill "$img"
 assert_rc 0 "dry run"
 assert_eq "$(zeroed_of)" "$want_z" "dry run: bytes that would be zeroed"
-assert_eq "$(file_md5 "$img")" "$sum" "dry run left the image as it was"
+assert_eq "$(sha_of "$img")" "$sum" "dry run left the image as it was"
 
 zero_filled image "$img" "$img" "$want_z" "$want_a" "$used"
 alloc1=$(alloc_bytes "$img")
@@ -192,13 +192,13 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 		cp --sparse=never "$T/orig.img" "$T/xfs/base.img"
 		cp --reflink=always "$T/xfs/base.img" "$T/xfs/copy.img" || fail "cp --reflink"
 		sync
-		base=$(file_md5 "$T/xfs/base.img")
+		base=$(sha_of "$T/xfs/base.img")
 		u0=$(df -B1 --output=used "$T/xfs" | tail -1)
 		# every free byte is data in the copy, the hole written over
 		zero_filled "xfs reflink copy" "$T/xfs/copy.img" "$T/xfs/copy.img" \
 			$((nz + z)) 0 "$used"
 		u1=$(df -B1 --output=used "$T/xfs" | tail -1)
-		assert_eq "$(file_md5 "$T/xfs/base.img")" "$base" "xfs: the file the copy shares blocks with"
+		assert_eq "$(sha_of "$T/xfs/base.img")" "$base" "xfs: the file the copy shares blocks with"
 		# a block or two of the host's own metadata, no data block
 		[ "$u1" -le $((u0 + (1 << 20))) ] ||
 			fail "xfs: the host's used space grew: $u0 -> $u1"
