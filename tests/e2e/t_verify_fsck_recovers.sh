@@ -18,9 +18,9 @@ IMAGES=$(cd "$(dirname "$0")/../../images" && pwd)
 # The file's bytes, from mkverify.sh's formula: 64 blocks of 4 KiB.
 want=$(python3 -c 'import sys, hashlib
 n = 64 * 4096
-print(hashlib.md5(bytes((i * 7 + i // 4096) & 255 for i in range(n))).hexdigest())')
+print(hashlib.sha256(bytes((i * 7 + i // 4096) & 255 for i in range(n))).hexdigest())')
 
-# dump IMG PATH: the md5 of a file as debugfs reads it (no bitmap asked)
+# dump IMG PATH: the sha256 of a file as debugfs reads it (no bitmap asked)
 dump() { debugfs -R "dump $2 $T/dumped" "$1" >/dev/null 2>&1; sha_of "$T/dumped"; }
 
 # planned IMG PATH: does e2trim --no-verify plan any block of the file?
