@@ -550,6 +550,27 @@ wait_exit() {
 	fail "$2 (pid $1) still runs 10 minutes after its signal (guard)"
 }
 
+# unmount_loop MNT DEV: unmount MNT, detach DEV, and wait until the
+# filesystem is really shut down: the loop device goes only when the last
+# reference to the filesystem does.  A copy of the mount in another mount
+# namespace (unshare -m while it was mounted) keeps it alive and unwritten
+# after umount; the image would be read half written.  The wait is a guard
+# that only turns that into a failure with its reason.
+unmount_loop() {
+	local mnt=$1 dev=$2 i back sys=/sys/block/${2##*/}/loop/backing_file
+	back=$(cat "$sys")
+	umount "$mnt" || fail "umount $mnt"
+	MOUNTS=()
+	losetup -d "$dev" || fail "losetup -d $dev"
+	LOOPS=()
+	# gone, or already another test's (losetup -f took it again)
+	for ((i = 0; i < 6000; i++)); do
+		[ "$(cat "$sys" 2>/dev/null)" = "$back" ] || return 0
+		sleep 0.05
+	done
+	fail "$dev is still attached 5 minutes after umount and losetup -d (guard): its filesystem is still mounted elsewhere, in another mount namespace"
+}
+
 # A part of a test that cannot run here (no root, a kernel without a
 # feature, another e2fsprogs) is not passed over with a note: left_out
 # WHAT records it, and finish ends the test with a skip (77, which CI

@@ -23,8 +23,7 @@ case_dir() {
 	echo "the file's bytes" >"$mnt/kept"
 	mkdir "$mnt/d"
 	for ((i = 0; i < files; i++)); do : >"$mnt/d/$prefix$i"; done
-	umount "$mnt"; MOUNTS=()
-	losetup -d "$dev"; LOOPS=()
+	unmount_loop "$mnt" "$dev"
 
 	run_e2trim -n "$img"
 	assert_rc 0 "$name: as the kernel left it"

@@ -78,8 +78,7 @@ kernel_fs() {	# name size mke2fs-options...
 	MOUNTS+=("$mnt")
 	populate "$mnt" 3 || fail "$name: populate"
 	manifest "$mnt" >"$T/before"
-	umount "$mnt"; MOUNTS=()
-	losetup -d "$dev"; LOOPS=()
+	unmount_loop "$mnt" "$dev"
 
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$name: e2fsck -fn after the kernel"; }
 	run_e2trim -n -v "$img"
@@ -92,8 +91,7 @@ kernel_fs() {	# name size mke2fs-options...
 	mount -o "ro${MOUNT_OPTS:+,$MOUNT_OPTS}" "$dev" "$mnt" || fail "$name: mount after the trim"
 	MOUNTS+=("$mnt")
 	manifest "$mnt" >"$T/after"
-	umount "$mnt"; MOUNTS=()
-	losetup -d "$dev"; LOOPS=()
+	unmount_loop "$mnt" "$dev"
 	cmp -s "$T/before" "$T/after" || fail "$name: files differ after the trim"
 	note "$name: $(wc -l <"$T/before") files, $(grep -o '([0-9]* bytes) trimmed' "$OUT")"
 	rm -f "$img"
