@@ -30,46 +30,15 @@ dpkg-deb -x "$libdeb" "$STAGE" || exit 1
 export DEB=$deb LIBDEB=$libdeb DEVDEB=$devdeb DEBDIR=$debdir STAGE \
 	E2TRIM=$STAGE/usr/sbin/e2trim
 
-pass=0 failed=0 skipped=0
 all_start=$(date +%s)
 BOOT_TIMES=$STAGE/boot-times
 : >"$BOOT_TIMES"
 export BOOT_TIMES
 R=$STAGE/results
 mkdir -p "$R"
-
-# start NAME: run the test in the background, its log and its rc to $R
-start() {
-	local name=$1
-	(
-		T=$(mktemp -d "/tmp/e2trim-$name.XXXXXX")
-		s=$(date +%s)
-		T=$T bash "$here/$name.sh" >"$R/$name.log" 2>&1
-		rc=$?
-		rm -rf "$T"
-		echo "$rc $(($(date +%s) - s))" >"$R/$name.rc"
-	) &
-	running[$!]=$name
-}
-
-# report NAME: its line and notes, or a failure's log
-report() {
-	local name=$1 rc secs
-	read -r rc secs <"$R/$name.rc"
-	if [ "$rc" = 0 ]; then
-		pass=$((pass + 1))
-		echo "PASS $name (${secs}s)"
-		grep '^  ' "$R/$name.log"
-	elif [ "$rc" = 77 ] && [ "${CI:-}" != true ]; then
-		skipped=$((skipped + 1))
-		echo "SKIP $name: $(grep SKIP "$R/$name.log" | tail -1)"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $name (exit $rc, ${secs}s)"
-		[ "$rc" = 77 ] && echo "  skipped under CI=true, which counts as a failure"
-		sed 's/^/  | /' "$R/$name.log" | tail -40
-	fi
-}
+# shellcheck source-path=SCRIPTDIR/.. source=jobs.sh
+. "$here/../jobs.sh"
+SCRATCH=/tmp JOB_NOTES=1 JOB_TAIL=40
 
 # BOOT_JOBS guests side by side (default: the cores).  A guest is mostly
 # one busy vCPU (the kernel and init start on one), so two fill two
@@ -78,7 +47,6 @@ report() {
 # boots: dracut 4, initramfs-tools 7, systemd 2 and a Debian root).
 jobs=${BOOT_JOBS:-$(nproc)}
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "BOOT_JOBS=$jobs: not a number of jobs" >&2; exit 2; }
-declare -A running=()
 names=()
 for t in "$here"/t_dracut.sh "$here"/t_initramfs_tools.sh "$here"/t_systemd.sh \
 	"$here"/t_*.sh; do
@@ -87,16 +55,10 @@ for t in "$here"/t_dracut.sh "$here"/t_initramfs_tools.sh "$here"/t_systemd.sh \
 	[[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
 done
 for name in "${names[@]}"; do
-	if [ ${#running[@]} -ge "$jobs" ]; then
-		wait -n -p pid "${!running[@]}"
-		report "${running[$pid]}"; unset "running[$pid]"
-	fi
-	start "$name"
+	[ ${#running[@]} -lt "$jobs" ] || job_reap
+	job_start "$name"
 done
-while [ ${#running[@]} -gt 0 ]; do
-	wait -n -p pid "${!running[@]}"
-	report "${running[$pid]}"; unset "running[$pid]"
-done
+while [ ${#running[@]} -gt 0 ]; do job_reap; done
 echo "$pass passed, $failed failed, $skipped skipped ($(($(date +%s) - all_start))s)"
 total=$(($(date +%s) - ${BOOT_START:-$all_start}))
 awk -v total="$total" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" '
@@ -108,4 +70,4 @@ awk -v total="$total" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" '
 		       over ? over " over 90 s" : "each <= 90 s",
 		       total, total <= 900 ? "<= 15 min" : "OVER 15 min", la
 	}' "$BOOT_TIMES"
-[ $failed = 0 ]
+[ "$failed" = 0 ]

@@ -34,7 +34,6 @@ jobs=${E2E_JOBS:-$(nproc)}
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "E2E_JOBS=$jobs: not a number of jobs" >&2; exit 2; }
 sanitized=
 case $E2TRIM in */build-san/*) sanitized=1 ;; esac
-pass=0 failed=0 skipped=0
 only=${1:-}
 R=$(mktemp -d /tmp/e2trim-run.XXXXXX)
 trap 'rm -rf "$R"' EXIT
@@ -42,51 +41,12 @@ trap 'rm -rf "$R"' EXIT
 # declares FILE WORD: the test has a line "# e2e: WORD (...)"
 declares() { grep -qE "^# e2e: $2( |\$)" "$1"; }
 
-# start NAME: run the test in the background; its rc and time go to $R
-start() {
-	local name=$1
-	(
-		T=$(mktemp -d "${E2E_TMPDIR:-/tmp}/e2trim-$name.XXXXXX")
-		t0=$(date +%s)
-		T=$T bash "$here/$name.sh" >"$R/$name.log" 2>&1
-		rc=$?
-		rm -rf "$T"
-		# the CPU seconds of its processes (times: children's user, sys)
-		# (not in a pipe: a forked shell has no children)
-		times >"$R/$name.times"
-		cpu=$(tail -1 "$R/$name.times" | awk '{ for (i = 1; i <= 2; i++) {
-			split($i, p, "m"); c += p[1] * 60 + p[2] } printf "%d", c }')
-		echo "$rc $(($(date +%s) - t0)) $cpu" >"$R/$name.rc"
-	) &
-	running[$!]=$name
-}
+# shellcheck source-path=SCRIPTDIR/.. source=jobs.sh
+. "$(cd "$(dirname "$0")" && pwd)/../jobs.sh"
+SCRATCH=${E2E_TMPDIR:-/tmp}
+JOB_NOTES=${SHOW_NOTES:+1}
+job_done() { echo "$3 $4 $1" >>"$R/times"; }
 
-# report NAME: its line, and a failure's log
-report() {
-	local name=$1 rc secs cpu log=$R/$1.log
-	read -r rc secs cpu <"$R/$name.rc"
-	echo "$secs $cpu $name" >>"$R/times"
-	if [ "$rc" = 0 ]; then
-		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
-		[ -z "${SHOW_NOTES:-}" ] || grep '^  ' "$log" | sed 's/^/  | /'
-	elif [ "$rc" = 77 ] && [ "${CI:-}" != true ]; then
-		skipped=$((skipped + 1)); echo "SKIP $name: $(grep SKIP "$log" | tail -1)"
-	else
-		failed=$((failed + 1)); echo "FAIL $name (exit $rc, ${secs}s)"
-		[ "$rc" = 77 ] && echo "  skipped under CI=true, which counts as a failure"
-		sed 's/^/  | /' "$log" | tail -25
-	fi
-}
-
-# reap: wait for one running test to end and report it
-reap() {
-	local pid
-	wait -n -p pid "${!running[@]}"
-	report "${running[$pid]}"
-	unset "running[$pid]"
-}
-
-declare -A running=()
 parallel=() slow=() serial=() unsanitized=()
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
@@ -112,13 +72,13 @@ done
 # the serial ones first, one at a time, then the others side by side,
 # the slow ones first
 for name in "${serial[@]}"; do
-	start "$name"; reap
+	job_start "$name"; job_reap
 done
 for name in "${slow[@]}" "${parallel[@]}"; do
-	[ ${#running[@]} -lt "$jobs" ] || reap
-	start "$name"
+	[ ${#running[@]} -lt "$jobs" ] || job_reap
+	job_start "$name"
 done
-while [ ${#running[@]} -gt 0 ]; do reap; done
+while [ ${#running[@]} -gt 0 ]; do job_reap; done
 
 # where the time went, for the next cut: wall and CPU seconds (user +
 # sys of the test's processes; less than wall: waiting for I/O, a
@@ -130,4 +90,4 @@ if [ -s "$R/times" ]; then
 		awk '{printf "%s%s %ss (cpu %ss)", (NR > 1 ? ", " : ""), $3, $1, $2}')"
 fi
 echo "$pass passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+[ "$failed" = 0 ]
