@@ -73,7 +73,12 @@ layout ext4-uninitbg 128M -t ext4 -O ^metadata_csum,uninit_bg -g 4096
 layout ext2-noresize 64M -t ext2 -O ^resize_inode,^sparse_super
 layout ext4-128b-inodes 64M -t ext4 -I 128 -N 20000
 
+i=0
 for name in "${GOOD_FIXTURES[@]}"; do
+	# under a checker (E2E_SAMPLE) the half t_fixtures_good leaves out
+	# there (it takes the odd ones): each fixture meets the checker once
+	i=$((i + 1))
+	[ -z "$E2E_SAMPLE" ] || [ $((i % 2)) = 0 ] || continue
 	img=$(fixture "$name")
 	check_clean "fixture $name" "$img"
 	rm -f "$img"
