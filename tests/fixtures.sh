@@ -88,7 +88,7 @@ fixture() {
 	[ -f "$IMAGES/$name.img.xz" ] || fail "no fixture images/$name.img.xz"
 	xz -dc "$IMAGES/$name.img.xz" >"$img" || fail "xz -d $name"
 	want=$(awk -v n="$name.img" '$2 == n {print $1}' "$IMAGES/SHA256SUMS")
-	got=$(sha256sum "$img" | cut -d' ' -f1)
+	got=$(sha_of "$img")
 	[ -n "$want" ] || fail "$name is not in images/SHA256SUMS"
 	[ "$got" = "$want" ] || fail "$name.img does not match images/SHA256SUMS"
 	echo "$img"

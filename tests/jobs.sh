@@ -6,12 +6,11 @@
 #
 # The runner sets here (the tests' folder), R (the results' folder),
 # SCRATCH (where the scratch folders go), JOB_NOTES (1: a passed test's
-# notes are printed) and JOB_TAIL (how many lines of a failed test's log),
+# notes are printed, each line after JOB_NOTES_PREFIX) and JOB_TAIL (how
+# many lines of a failed test's log),
 # and may define job_done NAME RC SECS CPU, called as each test ends.
-# shellcheck disable=SC2154 # here, R, SCRATCH: the runner's
-# shellcheck disable=SC2034 # counted here, read by the runner
+# shellcheck disable=SC2154,SC2034 # here, R, SCRATCH: the runner's; the counts: read there
 declare -A running=()
-# shellcheck disable=SC2034
 pass=0 failed=0 skipped=0
 
 # job_start NAME: run $here/NAME.sh in the background
@@ -43,7 +42,7 @@ job_report() {
 	! declare -F job_done >/dev/null || job_done "$name" "$rc" "$secs" "$cpu"
 	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
-		[ "${JOB_NOTES:-}" != 1 ] || grep '^  ' "$log"
+		[ "${JOB_NOTES:-}" != 1 ] || grep '^  ' "$log" | sed "s/^/${JOB_NOTES_PREFIX:-}/"
 	elif [ "$rc" = 77 ] && [ "${CI:-}" != true ]; then
 		skipped=$((skipped + 1)); echo "SKIP $name: $(grep SKIP "$log" | tail -1)"
 	else

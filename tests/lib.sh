@@ -28,6 +28,9 @@ E2E_SAMPLE=
 [ -z "${E2TRIM_WRAP:-}" ] || E2E_SAMPLE=1
 case $E2TRIM in */build-san/*) E2E_SAMPLE=1 ;; esac
 export E2E_SAMPLE
+# in_sample I N R: whether case I (counted from 1) of such a matrix runs:
+# always in the plain pass, under a checker only where I % N is R
+in_sample() { [ -z "$E2E_SAMPLE" ] || [ $(($1 % $2)) = "$3" ]; }
 
 # Reproducible mke2fs: fixed time, config, UUID and hash seed.
 export E2FSPROGS_FAKE_TIME=1700000000

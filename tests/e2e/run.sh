@@ -44,7 +44,7 @@ declares() { grep -qE "^# e2e: $2( |\$)" "$1"; }
 # shellcheck source-path=SCRIPTDIR/.. source=jobs.sh
 . "$(cd "$(dirname "$0")" && pwd)/../jobs.sh"
 SCRATCH=${E2E_TMPDIR:-/tmp}
-JOB_NOTES=${SHOW_NOTES:+1}
+JOB_NOTES=${SHOW_NOTES:+1} JOB_NOTES_PREFIX='  | '
 job_done() { echo "$3 $4 $1" >>"$R/times"; }
 
 parallel=() slow=() serial=() unsanitized=()
