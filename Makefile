@@ -104,7 +104,8 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/run_cmd_many.c \
 	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/errors.c src/fix.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
-		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
+		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c \
+		partition_sigs.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
 		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
 		image_rbd.c rbd_io.c rbd_readahead.c) \
