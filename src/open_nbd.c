@@ -23,6 +23,7 @@
 #include "image_qcow2.h"
 #include "nbd_io.h"
 #include "open_chain.h"
+#include "open_data_file.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "rbd_io.h"
@@ -338,7 +339,9 @@ errcode_t open_image_format(struct e2trim *t)
 			 "every discard on a compat=0.10 qcow2 over a backing "
 			 "file; upgrade it with qemu-img amend -f qcow2 -o "
 			 "compat=1.1 and run e2trim again");
-	return check_conn(t);
+	err = check_conn(t);
+	/* another disk named as the data file: its data would be punched */
+	return err ? err : open_data_file_own(t);
 }
 
 /* The superblock's 1 KiB as the connection reads it now. */

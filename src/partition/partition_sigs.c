@@ -27,11 +27,15 @@
 
 #include "partition.h"
 
-/* MBR and GPT are partition.c's to weigh; ext is the filesystem itself */
+/*
+ * MBR and GPT are partition.c's to weigh; ext is the filesystem itself;
+ * libblkid's atari prober guesses from entries that merely look
+ * plausible (it has no magic), and is not believed
+ */
 static int ours(const char *type)
 {
 	static const char *const mine[] = { "ext2", "ext3", "ext4",
-		"ext4dev", "dos", "gpt", "PMBR", NULL };
+		"ext4dev", "dos", "gpt", "PMBR", "atari", NULL };
 	unsigned int i;
 
 	for (i = 0; mine[i]; i++)
