@@ -394,7 +394,7 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 		err = open_locate_partition(t);
 	/* a loop device at an offset: its file's table bounds it too */
 	if (!err && !t->opt.partition)
-		open_bound_loop(t);
+		err = open_bound_loop(t);
 	t->res.is_blkdev = t->is_blkdev;
 	t->res.fs_offset_bytes = t->offset_bytes;
 	t->res.size_bytes = t->size_bytes;
@@ -456,6 +456,9 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 	/* a superblock at 0 beside a table: which one is stale? */
 	if (!err && !t->opt.partition && !t->opt.offset_bytes)
 		err = open_stale_zero(t);
+	/* an LVM, RAID, LUKS... label at the same bytes: which is stale? */
+	if (!err)
+		err = open_foreign_sigs(t);
 	if (!err)
 		err = open_fs(t);
 	if (!err) {
@@ -484,6 +487,9 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 	if (!err && !t->nbd && !t->rbd_io && !t->opt.partition &&
 	    !t->opt.offset_bytes)
 		err = open_stale_zero(t);
+	/* e2fsck would repair a stale superblock over an LV's data */
+	if (!err && !t->nbd && !t->rbd_io)
+		err = open_foreign_sigs(t);
 	/*
 	 * e2fsck would only say "bad magic number" of a whole disk (27),
 	 * also of a VM image's content (the e2trim command's --fsck shows

@@ -23,6 +23,7 @@
 #include "image_qcow2.h"
 #include "nbd_io.h"
 #include "open_chain.h"
+#include "open_data_file.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "rbd_io.h"
@@ -338,7 +339,9 @@ errcode_t open_image_format(struct e2trim *t)
 			 "every discard on a compat=0.10 qcow2 over a backing "
 			 "file; upgrade it with qemu-img amend -f qcow2 -o "
 			 "compat=1.1 and run e2trim again");
-	return check_conn(t);
+	err = check_conn(t);
+	/* another disk named as the data file: its data would be punched */
+	return err ? err : open_data_file_own(t);
 }
 
 /* The superblock's 1 KiB as the connection reads it now. */
@@ -395,21 +398,22 @@ errcode_t open_nbd_writable(struct e2trim *t)
  */
 #define SHADOW_EDGE (2ULL << 20)
 
-static errcode_t copy_range(struct e2trim *t, int fd, uint64_t off,
-			    uint64_t len)
+/* @len bytes at @off of the range that starts at byte @start of the disk */
+static errcode_t copy_range(struct e2trim *t, int fd, uint64_t start,
+			    uint64_t size, uint64_t off, uint64_t len)
 {
 	unsigned char buf[64 << 10];
 	uint64_t n;
 	errcode_t rc;
 
-	if (off >= t->size_bytes)
+	if (off >= size)
 		return 0;
-	if (len > t->size_bytes - off)
-		len = t->size_bytes - off;
+	if (len > size - off)
+		len = size - off;
 	while (len) {
 		n = len < sizeof(buf) ? len : sizeof(buf);
-		rc = t->rbd_io ? rbd_io_pread(t->rbd_io, buf, n, off) :
-				 nbd_conn_pread(t->nbd, buf, n, off);
+		rc = t->rbd_io ? rbd_io_pread(t->rbd_io, buf, n, start + off) :
+				 nbd_conn_pread(t->nbd, buf, n, start + off);
 		if (rc)
 			return rc;
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
@@ -420,7 +424,8 @@ static errcode_t copy_range(struct e2trim *t, int fd, uint64_t off,
 	return 0;
 }
 
-errcode_t open_nbd_shadow(struct e2trim *t, int *out)
+errcode_t open_nbd_shadow_range(struct e2trim *t, uint64_t start,
+				uint64_t size, int *out)
 {
 	uint64_t tail;
 	errcode_t rc;
@@ -429,18 +434,23 @@ errcode_t open_nbd_shadow(struct e2trim *t, int *out)
 	fd = memfd_create("e2trim-table", MFD_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	tail = t->size_bytes > SHADOW_EDGE ? t->size_bytes - SHADOW_EDGE : 0;
-	rc = ftruncate(fd, (off_t)t->size_bytes) ? errno : 0;
+	tail = size > SHADOW_EDGE ? size - SHADOW_EDGE : 0;
+	rc = ftruncate(fd, (off_t)size) ? errno : 0;
 	if (!rc)
-		rc = copy_range(t, fd, 0, SHADOW_EDGE);
+		rc = copy_range(t, fd, start, size, 0, SHADOW_EDGE);
 	if (!rc)
-		rc = copy_range(t, fd, tail, SHADOW_EDGE);
+		rc = copy_range(t, fd, start, size, tail, SHADOW_EDGE);
 	if (rc) {
 		close(fd);
 		return rc;
 	}
 	*out = fd;
 	return 0;
+}
+
+errcode_t open_nbd_shadow(struct e2trim *t, int *out)
+{
+	return open_nbd_shadow_range(t, 0, t->size_bytes, out);
 }
 
 void open_nbd_close(struct e2trim *t)

@@ -24,6 +24,14 @@ errcode_t open_image_format(struct e2trim *t);
 errcode_t open_nbd_shadow(struct e2trim *t, int *out);
 
 /*
+ * The same of the @size bytes at byte @start of the disk (a partition's),
+ * as a memfd of @size bytes: what libblkid reads of the signatures in a
+ * filesystem's range.  0 or an errno value.
+ */
+errcode_t open_nbd_shadow_range(struct e2trim *t, uint64_t start,
+				uint64_t size, int *out);
+
+/*
  * A VM image whose every discard qemu drops (a qcow2 v2 overlay): nothing
  * in it can be freed.  0 for anything else.
  */

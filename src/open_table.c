@@ -112,17 +112,20 @@ static void apply_bound(struct e2trim *t, const struct part_bound *b,
  * ?offset=: the table of the image or device itself, if it has one,
  * bounds the filesystem as -p N would.
  */
-static void bound_by_own_table(struct e2trim *t, uint64_t start,
-			       uint64_t *size)
+static errcode_t bound_by_own_table(struct e2trim *t, uint64_t start,
+				    uint64_t *size)
 {
 	struct part_reader rd;
 	struct part_bound b;
+	errcode_t err = table_reader(t, &rd);
 
-	if (table_reader(t, &rd))
-		return;
-	partition_bound_at(t, &rd, start, &b);
+	if (err)
+		return err;
+	err = partition_bound_at(t, &rd, start, &b);
 	table_reader_done(t, &rd);
-	apply_bound(t, &b, start, size, "the image");
+	if (!err)
+		apply_bound(t, &b, start, size, "the image");
+	return err;
 }
 
 /*
@@ -157,8 +160,11 @@ errcode_t open_locate_partition(struct e2trim *t)
 	else if (t->opt.partition)
 		snprintf(t->bound_what, sizeof(t->bound_what),
 			 "partition %u", t->opt.partition);
-	if (!t->opt.partition)
-		bound_by_own_table(t, start, &size);
+	if (!t->opt.partition) {
+		err = bound_by_own_table(t, start, &size);
+		if (err)
+			return err;
+	}
 	t->offset_bytes = start;
 	t->size_bytes = size;
 	snprintf(t->io_options, sizeof(t->io_options), "offset=%llu",
@@ -191,13 +197,14 @@ static int loop_backing_fd(int fd, const struct loop_info64 *li,
 	return bfd;
 }
 
-void open_bound_loop(struct e2trim *t)
+errcode_t open_bound_loop(struct e2trim *t)
 {
 	char name[PATH_MAX], where[PATH_MAX + 32];
 	struct loop_info64 li;
 	struct part_reader rd;
 	struct part_bound b;
 	uint64_t start, size = t->size_bytes;
+	errcode_t err = 0;
 	int bfd;
 
 	/* LOOP_GET_STATUS64 has no size in its number: valgrind cannot see
@@ -205,19 +212,41 @@ void open_bound_loop(struct e2trim *t)
 	memset(&li, 0, sizeof(li));
 	if (!t->is_blkdev || t->nbd || t->fd < 0 ||
 	    ioctl(t->fd, LOOP_GET_STATUS64, &li) || !li.lo_offset)
-		return;
+		return 0;
 	bfd = loop_backing_fd(t->fd, &li, name, sizeof(name));
 	if (bfd < 0)
-		return;
+		return 0;
 	start = li.lo_offset + t->offset_bytes;
 	if (!part_reader_fd(&rd, bfd)) {
 		rd.blkid_fd = bfd;
-		partition_bound_at(t, &rd, start, &b);
+		err = partition_bound_at(t, &rd, start, &b);
 		snprintf(where, sizeof(where), "%s (behind %s)", name, t->path);
-		apply_bound(t, &b, start, &size, where);
+		if (!err)
+			apply_bound(t, &b, start, &size, where);
 		t->size_bytes = size;
 	}
 	close(bfd);
+	return err;
+}
+
+errcode_t open_foreign_sigs(struct e2trim *t)
+{
+	errcode_t err;
+	int fd;
+
+	if (!t->nbd && !t->rbd_io)
+		return t->fd < 0 ? 0 : partition_foreign_sigs(t, t->fd,
+				t->offset_bytes, t->size_bytes);
+	/*
+	 * libblkid reads file descriptors only: a copy of the range's
+	 * first and last MiBs, where every signature it knows lives, read
+	 * through the connection as the filesystem is
+	 */
+	if (open_nbd_shadow_range(t, t->offset_bytes, t->size_bytes, &fd))
+		return 0;
+	err = partition_foreign_sigs(t, fd, 0, t->size_bytes);
+	close(fd);
+	return err;
 }
 
 errcode_t open_stale_zero(struct e2trim *t)

@@ -11,6 +11,8 @@
 /*
  * -p N or a byte offset: find where the filesystem starts and ends, set
  * t->offset_bytes, t->size_bytes and the io options libext2fs opens with.
+ * A byte offset into an image whose table cannot be read whole is
+ * refused (24): nothing would bound the filesystem.
  */
 errcode_t open_locate_partition(struct e2trim *t);
 
@@ -18,14 +20,23 @@ errcode_t open_locate_partition(struct e2trim *t);
  * A loop device set up at an offset into its file (losetup -o): the
  * file's partition table bounds the filesystem as it bounds ?offset= on
  * the file (t->size_bytes, t->bound_what).  Nothing to bound: as it was.
+ * A table in the file that cannot be read whole: its code (24).
  */
-void open_bound_loop(struct e2trim *t);
+errcode_t open_bound_loop(struct e2trim *t);
 
 /*
  * No -p, no offset: an ext2/3/4 superblock at byte 0 beside an MBR or
  * GPT with partitions is refused (24, naming -p N and wipefs).
  */
 errcode_t open_stale_zero(struct e2trim *t);
+
+/*
+ * Any signature libblkid knows besides the ext superblock in the
+ * filesystem's bytes (t->offset_bytes, t->size_bytes; through NBD and
+ * RBD a copy of their edges): an LVM or RAID label, LUKS, another
+ * filesystem or table is E2TRIM_ERR_SIGNATURE (24), naming it.
+ */
+errcode_t open_foreign_sigs(struct e2trim *t);
 
 /* A partition table and no filesystem at byte 0?  Through NBD too. */
 int open_whole_disk(struct e2trim *t);

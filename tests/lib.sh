@@ -211,6 +211,27 @@ gpt_disk() {
 	e2fsck -fn "$img?offset=$off" >/dev/null 2>&1 || fail "e2fsck before"
 }
 
+# lvm_label IMG OFF: an LVM2 physical volume's label in the sector at byte
+# OFF + 512, as pvcreate writes it (CRC and all, as libblkid checks it):
+# "LABELONE" at OFF + 512, "LVM2 001" at OFF + 536; nothing else changes.
+lvm_label() {
+	python3 - "$1" "$2" <<'EOF' || fail "writing an LVM label into $1"
+import struct, sys, zlib
+def lvm_crc(data):
+    # LVM's CRC: crc32's table, 0xf597a6cf to start with, no final xor
+    return ~zlib.crc32(data, ~0xF597A6CF & 0xFFFFFFFF) & 0xFFFFFFFF
+lab = bytearray(512)
+lab[0:8] = b"LABELONE"
+struct.pack_into("<QxxxxI", lab, 8, 1, 32)
+lab[24:32] = b"LVM2 001"
+lab[32:64] = b"e2trimTestPvUuid0123456789abcdef"
+struct.pack_into("<I", lab, 16, lvm_crc(bytes(lab[20:])))
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2]) + 512)
+    f.write(lab)
+EOF
+}
+
 # free_block_ranges IMG: "first last" block pairs from dumpe2fs, per group,
 # widened to whole clusters on bigalloc (dumpe2fs prints the first block
 # of the last free cluster).

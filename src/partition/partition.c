@@ -9,7 +9,13 @@
  * from the image through NBD exactly as a raw one's; libblkid reads only
  * the rarer tables (sun, bsd, ...).  The entries are claims, not facts:
  * before one is believed the whole table is checked (partition_table.c),
- * and a filesystem at offset 0 under the table is looked for.
+ * and a filesystem at offset 0 under the table is looked for.  An image
+ * file does not say which sector size its disk had: a GPT not found at
+ * 512-byte LBAs is looked for at 4096 (a 4Kn disk's header is at byte
+ * 4096, its protective MBR at 0 as on any disk); a device's tables are
+ * read at its logical sector size only, as the kernel reads them.  (An
+ * MBR's LBAs are read at 512 bytes in an image file: nothing in it says
+ * otherwise.)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -146,15 +152,46 @@ static const struct part_entry *find_partno(const struct part_table *t,
 }
 
 /*
+ * The other sector size a GPT may have been written for: an image file
+ * of a 4Kn disk has its header at byte 4096 (LBA 1 of 4096 bytes), not
+ * at 512, while its protective MBR is at byte 0 for both.  A device's
+ * logical sector size is the only one (0: none to try).
+ */
+static unsigned int other_sector_size(const struct part_reader *rd)
+{
+	if (rd->sector_fixed)
+		return 0;
+	return rd->sector_size == 4096 ? 512 : 4096;
+}
+
+/*
  * A GPT's primary header or entries damaged: gpt_check() went by the backup.
- * Go on only if the backup is whole, and say so.
+ * Go on only if the backup is whole, and say so.  Not found at all at
+ * the reader's sector size, the GPT of an image file is looked for at the
+ * other one; *@ss says which one it was read at.
  */
 static errcode_t check_gpt(struct e2trim *et, const struct part_reader *rd,
-			   struct gpt_state *gpt)
+			   struct gpt_state *gpt, unsigned int *ss)
 {
+	struct part_reader other = *rd;
+	struct gpt_state alt;
 	char detail[256];
+	errcode_t bad = gpt_check(rd, gpt);
 
-	if (gpt_check(rd, gpt)) {
+	*ss = rd->sector_size;
+	other.sector_size = other_sector_size(rd);
+	if (bad && other.sector_size) {
+		if (!gpt_check(&other, &alt)) {
+			gpt_free(gpt);
+			*gpt = alt;
+			*ss = other.sector_size;
+			bad = 0;
+		} else {
+			gpt_free(&alt);
+		}
+	}
+	if (bad) {
+		/* neither copy whole at either size: the reader's size speaks */
 		snprintf(detail, sizeof(detail), "the primary GPT header is "
 			 "damaged (%s) and so is the backup at the last LBA "
 			 "(%s)", gpt->primary_why ? gpt->primary_why : "?",
@@ -217,14 +254,15 @@ static errcode_t gpt_table(struct e2trim *et, const struct part_reader *rd,
 			   struct part_table *t)
 {
 	struct gpt_state gpt;
+	unsigned int ss;
 	errcode_t ret;
 
 	t->type = "gpt";
-	ret = check_gpt(et, rd, &gpt);
-	if (!ret && gpt_entries(&gpt, rd->sector_size, t))
+	ret = check_gpt(et, rd, &gpt, &ss);
+	if (!ret && gpt_entries(&gpt, ss, t))
 		ret = lib_fail(et, E2TRIM_ERR_NO_MEMORY, NULL);
 	if (!ret)
-		add_gpt_areas(t, rd->sector_size, &gpt);
+		add_gpt_areas(t, ss, &gpt);
 	gpt_free(&gpt);
 	return ret;
 }
@@ -450,18 +488,25 @@ errcode_t partition_stale_zero(struct e2trim *et, const struct part_reader *rd)
 	return ret;
 }
 
-void partition_bound_at(struct e2trim *et, const struct part_reader *rd,
-			uint64_t start, struct part_bound *b)
+errcode_t partition_bound_at(struct e2trim *et, const struct part_reader *rd,
+			     uint64_t start, struct part_bound *b)
 {
 	struct part_table t = { .type = "" };
 	const struct part_entry *e;
 	uint64_t next = UINT64_MAX;
 	unsigned int i;
+	errcode_t ret;
 
 	memset(b, 0, sizeof(*b));
-	if (read_table_only(et, rd, &t)) {
+	ret = read_table_only(et, rd, &t);
+	if (ret) {
 		free(t.entries);
-		return;
+		/*
+		 * no table: nothing bounds the filesystem but the image.  A
+		 * table that cannot be read whole would leave it bounded by
+		 * nothing, free to run over the next partition: refused.
+		 */
+		return ret == E2TRIM_ERR_NO_PARTITION_TABLE ? 0 : ret;
 	}
 	b->table = t.type;
 	for (i = 0; i < t.n; i++) {
@@ -482,4 +527,5 @@ void partition_bound_at(struct e2trim *et, const struct part_reader *rd,
 	if (!b->partno && next != UINT64_MAX)
 		b->end = next;
 	free(t.entries);
+	return 0;
 }

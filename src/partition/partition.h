@@ -65,6 +65,17 @@ errcode_t partition_whole_disk(struct e2trim *et,
  */
 errcode_t partition_stale_zero(struct e2trim *et, const struct part_reader *rd);
 
+/*
+ * Every signature libblkid knows in the @len bytes at @off of @fd (a
+ * file, a device, or a copy of a VM image's edges), as wipefs lists
+ * them: an ext2/3/4 superblock beside any other (an LVM or RAID label,
+ * LUKS, another filesystem, a table other than MBR and GPT, which
+ * partition.c weighs itself) is E2TRIM_ERR_SIGNATURE, naming what was
+ * found and where.  Else 0 (also when libblkid cannot look).
+ */
+errcode_t partition_foreign_sigs(struct e2trim *et, int fd, uint64_t off,
+				 uint64_t len);
+
 /* What a partition table says of a filesystem starting at a byte. */
 struct part_bound {
 	const char *table;	/* "dos", "gpt" ...; NULL: no table read */
@@ -77,10 +88,12 @@ struct part_bound {
 
 /*
  * The bound the table @rd reads puts on a filesystem starting at byte
- * @start of it.  A table that cannot be read whole bounds nothing (0,
- * b->table NULL); -p N refuses it.
+ * @start of it.  No table bounds nothing (0, b->table NULL).  A table
+ * that cannot be read whole (damaged, overlapping, unreadable) returns
+ * its code, as -p N would (E2TRIM_ERR_PARTITION mostly): a filesystem
+ * bounded by nothing could run over the next partition.
  */
-void partition_bound_at(struct e2trim *et, const struct part_reader *rd,
-			uint64_t start, struct part_bound *b);
+errcode_t partition_bound_at(struct e2trim *et, const struct part_reader *rd,
+			     uint64_t start, struct part_bound *b);
 
 #endif /* E2TRIM_PARTITION_H */

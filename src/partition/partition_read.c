@@ -58,6 +58,7 @@ errcode_t part_reader_fd(struct part_reader *rd, int fd)
 	rd->read = part_read_fd;
 	rd->size_bytes = size;
 	rd->sector_size = ss >= 512 ? (unsigned int)ss : 512;
+	rd->sector_fixed = S_ISBLK(st.st_mode);
 	return 0;
 }
 

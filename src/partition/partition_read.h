@@ -23,6 +23,13 @@ struct part_reader {
 	uint64_t size_bytes;		/* of the whole disk or image */
 	unsigned int sector_size;	/* the table's LBAs, in bytes */
 	/*
+	 * 1: sector_size is a device's logical sector size, the only one
+	 * its tables are read at (as the kernel reads them).  0: an image
+	 * file, which may have been written for a 512-byte or a 4Kn disk;
+	 * a GPT not found at sector_size is looked for at the other.
+	 */
+	unsigned int sector_fixed;
+	/*
 	 * For libblkid, which reads only file descriptors, and only for
 	 * the rarer tables e2trim does not read itself (sun, bsd, ...):
 	 * the image, or a copy of its first and last MiBs; -1 if none.
