@@ -603,8 +603,11 @@ pause_e2trim() {
 	rm -f "$PAUSE.pid" "$PAUSE.rc"
 	(
 		RC=0
+		# SIGHUP as a terminal session gives it: under nohup (make
+		# check from a nohup'ed shell) it arrives ignored, bash cannot
+		# trap an ignored signal back, and e2trim rightly keeps it so
 		# shellcheck disable=SC2086
-		${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
+		env --default-signal=HUP ${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
 		echo "$!" >"$PAUSE.pid"
 		wait "$!" || RC=$?
 		echo "$RC" >"$PAUSE.rc"
