@@ -4,7 +4,8 @@
 # journal transaction to replay (debugfs jo/jw/jc: a block of file jf
 # rewritten).  e2fsck cannot replay at "disk.img?offset=N" (it reopens
 # without the offset: exit 12), so e2trim gives it a loop device bounded
-# by the table entry, and a qcow2's content through nbdfuse over
+# by the table entry (its offset and size limit read while e2fsck runs),
+# and a qcow2's content through nbdfuse over
 # qemu-nbd.  Asserted: the refusal's fix is `e2trim --fsck -p 2 IMG` and,
 # run as printed with sh -c, replays the journal (jf holds the journaled
 # bytes), trims partition 2 only (partition 1 and the bytes after
@@ -53,7 +54,12 @@ want_outside=$(outside "$disk")
 nothing_left() {	# IMG WHAT
 	[ -z "$(losetup -n -j "$1")" ] || fail "$2: a loop device over $1 left: $(losetup -j "$1")"
 	! grep -q "$T/tmp" /proc/mounts || fail "$2: a FUSE mount left: $(grep "$T/tmp" /proc/mounts)"
-	! pgrep -f "qemu-nbd.*$(basename "$1")" >/dev/null || fail "$2: qemu-nbd left"
+	# ours only: qemu-nbd runs in the image's folder, on "./NAME"
+	local p
+	for p in $(pgrep -x qemu-nbd); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" != "$(dirname "$1")" ] ||
+			fail "$2: qemu-nbd left: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+	done
 	! pgrep -a -x nbdfuse | grep -q "$T/tmp" || fail "$2: nbdfuse left"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$2: left in TMPDIR: $(ls -A "$T/tmp")"
 }
@@ -130,6 +136,23 @@ nothing_left "$T/one.qcow2" "one.qcow2"
 run_e2trim -n "$T/one.qcow2"
 assert_rc 0 "one.qcow2 after --fsck=force: clean"
 note "whole qcow2, not clean: --fsck=force checks it through nbdfuse"
+
+# the loop device e2fsck checks through is partition 2's bytes only:
+# read while e2fsck runs (pause point fsck@start), its offset and its
+# size limit are the table entry's (no limit: e2fsck could write past
+# the partition into the backup GPT)
+cp --sparse=always "$T/pending.img" "$disk"
+PAUSE_STAGE=fsck@start pause_e2trim --fsck -p 2 "$disk"
+read -r lo lo_off lo_size <<<"$(losetup -n -O NAME,OFFSET,SIZELIMIT -j "$disk")"
+[ -n "$lo" ] || { resume_e2trim; fail "no loop device over the image while e2fsck runs"; }
+sys_size=$(cat "/sys/block/${lo#/dev/}/loop/sizelimit")
+resume_e2trim
+assert_rc 0 "--fsck -p 2, held while e2fsck ran"
+assert_eq "$lo_off" "$off" "e2fsck's loop device: offset"
+assert_eq "$lo_size" $((end - off)) "e2fsck's loop device: size limit"
+assert_eq "$sys_size" $((end - off)) "e2fsck's loop device: size limit in sysfs"
+nothing_left "$disk" "-p 2, held"
+note "e2fsck's loop device: offset $off, size limit $((end - off)) (partition 2's entry)"
 
 # 3. a stop while e2fsck runs: e2trim waits for it, then releases all
 stop_during_fsck() {	# SIG WANT_RC IMG ARGS...
