@@ -13,7 +13,8 @@
 # clean; and nothing stays behind: no loop device over the image, no FUSE
 # mount, no qemu-nbd, nothing in TMPDIR; the whole qcow2 disk without -p is
 # refused (27) as a raw one is, e2fsck not run.  A stop (INT, TERM, HUP, PIPE)
-# while e2fsck runs (pause point fsck@start) releases all of it too.
+# while e2fsck runs (pause point fsck@start) releases all of it too; one
+# while the qcow2's mount comes up (fsck-mount@start) starts no e2fsck.
 # Needs root (loop devices, FUSE).
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -176,4 +177,24 @@ for sig in INT TERM HUP PIPE; do
 	qemu-img check "$q" >/dev/null 2>&1 || fail "$sig: qcow2 lock still held"
 done
 note "INT, TERM, HUP (130) and PIPE (1) during e2fsck: no loop, mount, server or temp folder left"
+
+# 4. a stop while a VM image's mount comes up (pause point
+# fsck-mount@start: nbdfuse serves, e2fsck not started): e2fsck never
+# starts (E2FSCK names a shim that records each call), nothing is left
+printf '#!/bin/sh\necho "$*" >>"%s"\nexec e2fsck "$@"\n' "$T/e2fsck.calls" >"$T/bin/e2fsck-rec"
+chmod +x "$T/bin/e2fsck-rec"
+rm -f "$q" "$T/e2fsck.calls"
+qemu-img convert -O qcow2 "$T/pending.img" "$q" || fail "qemu-img convert"
+E2FSCK=$T/bin/e2fsck-rec PAUSE_STAGE=fsck-mount@start pause_e2trim --fsck -p 2 "$q"
+kill -s TERM "$(cat "$PAUSE.pid")" || fail "TERM: e2trim is gone while the mount comes up"
+resume_e2trim
+assert_eq "$RC" 130 "TERM while the mount came up: exit"
+[ ! -e "$T/e2fsck.calls" ] || fail "TERM while the mount came up: e2fsck ran anyway: $(cat "$T/e2fsck.calls")"
+nothing_left "$q" "TERM while the mount came up"
+qemu-img check "$q" >/dev/null 2>&1 || fail "TERM while the mount came up: qcow2 lock still held"
+# the shim itself records: the same run unstopped calls it once
+E2FSCK=$T/bin/e2fsck-rec run_e2trim --fsck -p 2 "$q"
+assert_rc 0 "--fsck -p 2 through the shim"
+assert_eq "$(wc -l <"$T/e2fsck.calls")" 1 "e2fsck calls of an unstopped run"
+note "TERM while nbdfuse's mount came up: exit 130, e2fsck never started, nothing left"
 finish
