@@ -9,6 +9,12 @@
 # notes are printed, each line after JOB_NOTES_PREFIX) and JOB_TAIL (how
 # many lines of a failed test's log),
 # and may define job_done NAME RC SECS CPU, called as each test ends.
+# JOB_GUARD (seconds, 1200 unless the runner or the caller sets it): a
+# guard, not a timing: a test still running then (an e2trim blocked for
+# ever, in a lock request or a server that never answers) is stopped,
+# itself and every process it started (TERM, its EXIT trap cleans up,
+# then KILL a minute later), and fails (exit 124 or 137) with a line
+# that says so.
 # shellcheck disable=SC2154,SC2034 # here, R, SCRATCH: the runner's; the counts: read there
 declare -A running=()
 pass=0 failed=0 skipped=0
@@ -19,8 +25,17 @@ job_start() {
 	(
 		T=$(mktemp -d "$SCRATCH/e2trim-$name.XXXXXX")
 		t0=$(date +%s)
-		T=$T bash "$here/$name.sh" >"$R/$name.log" 2>&1
+		guard=${JOB_GUARD:-1200}
+		# timeout signals the whole process group it leads: the test
+		# and whatever it left running in the background
+		T=$T timeout --kill-after=60 "$guard" bash "$here/$name.sh" \
+			>"$R/$name.log" 2>&1
 		rc=$?
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			# not "FAIL:", and its own exit: a hang is no
+			# assertion (make mutate-code counts it stale)
+			echo "GUARD: $name still ran after ${guard}s (JOB_GUARD), stopped (exit $rc): a hang, e2trim's or the test's" >>"$R/$name.log"
+		fi
 		rm -rf "$T"
 		# the CPU seconds of its processes (times: children's user, sys)
 		# (not in a pipe: a forked shell has no children)

@@ -196,7 +196,10 @@ age_part() {
 
 # gpt_disk IMG: a 160 MiB whole-disk image with a GPT, partition 1 full
 # of 'a' (bytes that must survive), an aged ext4 in partition 2 whose
-# free blocks hold 0x5a; sets $off to partition 2's byte offset.
+# free blocks hold 0x5a, and 'b' from partition 2's end (the
+# filesystem's) up to the backup GPT: data follows the filesystem, so a
+# trim one block past its end shows; sets $off to partition 2's byte
+# offset.
 gpt_disk() {
 	local img=$1
 	truncate -s 160M "$img"
@@ -205,6 +208,9 @@ gpt_disk() {
 	off=$((67584 * 512))
 	head -c $((65536 * 512)) /dev/zero | tr '\0' '\141' |
 		dd of="$img" bs=512 seek=2048 conv=notrunc status=none
+	# sectors 264192 up to the backup GPT's 33 at the end (327680 in all)
+	head -c $(((327680 - 33 - 264192) * 512)) /dev/zero | tr '\0' '\142' |
+		dd of="$img" bs=512 seek=264192 conv=notrunc status=none
 	mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$off "$img" 96M ||
 		fail "mke2fs in partition 2"
 	age_part "$img" "$off" 40 9 37
@@ -624,8 +630,11 @@ pause_e2trim() {
 	rm -f "$PAUSE.pid" "$PAUSE.rc"
 	(
 		RC=0
+		# SIGHUP as a terminal session gives it: under nohup (make
+		# check from a nohup'ed shell) it arrives ignored, bash cannot
+		# trap an ignored signal back, and e2trim rightly keeps it so
 		# shellcheck disable=SC2086
-		${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
+		env --default-signal=HUP ${E2TRIM_WRAP:-} "$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
 		echo "$!" >"$PAUSE.pid"
 		wait "$!" || RC=$?
 		echo "$RC" >"$PAUSE.rc"

@@ -201,6 +201,8 @@ static errcode_t fsck_prepare(const struct cli_control *ctl,
 				   sizeof(why));
 		if (rc)
 			goto fail;
+		/* a test holds e2trim here, the mount up, to signal it */
+		test_pause_at("fsck-mount", ctl->device, 0);
 		/* the loop device, if any, goes over the image's content */
 		snprintf(base, sizeof(base), "%s", ft->name);
 	}

@@ -10,7 +10,8 @@
  * <stage>@start holds it at the stage's first report instead, where every
  * gate and the verification have passed and no request has gone out;
  * fsck@start holds --fsck once e2fsck has been started (fsck.c), with the
- * loop device or the VM image's mount in place:
+ * loop device or the VM image's mount in place; fsck-mount@start holds
+ * it once a VM image's nbdfuse mount serves, before e2fsck is started:
  *
  *   1. it writes "<stage> <device>\n" into <fifo>;
  *   2. it reads one byte from <fifo>.go, and goes on.

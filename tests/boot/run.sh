@@ -39,6 +39,9 @@ mkdir -p "$R"
 # shellcheck source-path=SCRIPTDIR/.. source=jobs.sh
 . "$here/../jobs.sh"
 SCRATCH=/tmp JOB_NOTES=1 JOB_TAIL=40
+# a test boots up to 7 guests, each guarded by BOOT_TIMEOUT: the whole
+# test by a wider guard than the end-to-end tests'
+JOB_GUARD=${JOB_GUARD:-3600}
 
 # BOOT_JOBS guests side by side (default: the cores).  A guest is mostly
 # one busy vCPU (the kernel and init start on one), so two fill two

@@ -120,8 +120,13 @@ run_case() {
 	local k=$1 s=$2 t t0 rc
 	t=$(mktemp -d "${E2E_TMPDIR:-/tmp}/e2trim-cx-$k-$s.XXXXXX")
 	t0=$(date +%s)
-	T=$t bash "$here/case.sh" "$k" "$s" >"$R/$k-$s.log" 2>&1
+	# a guard, not a timing (tests/jobs.sh's JOB_GUARD): a case that
+	# hangs is stopped with all it started and fails, saying so
+	T=$t timeout --kill-after=60 "${JOB_GUARD:-1200}" \
+		bash "$here/case.sh" "$k" "$s" >"$R/$k-$s.log" 2>&1
 	rc=$?
+	[ "$rc" != 124 ] && [ "$rc" != 137 ] ||
+		echo "GUARD: $k $s still ran after ${JOB_GUARD:-1200}s (JOB_GUARD), stopped (exit $rc)" >>"$R/$k-$s.log"
 	rm -rf "$t"
 	echo "$rc $(( $(date +%s) - t0 ))" >"$R/$k-$s.rc.new"
 	mv "$R/$k-$s.rc.new" "$R/$k-$s.rc"

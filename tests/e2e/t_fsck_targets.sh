@@ -4,7 +4,8 @@
 # journal transaction to replay (debugfs jo/jw/jc: a block of file jf
 # rewritten).  e2fsck cannot replay at "disk.img?offset=N" (it reopens
 # without the offset: exit 12), so e2trim gives it a loop device bounded
-# by the table entry, and a qcow2's content through nbdfuse over
+# by the table entry (its offset and size limit read while e2fsck runs),
+# and a qcow2's content through nbdfuse over
 # qemu-nbd.  Asserted: the refusal's fix is `e2trim --fsck -p 2 IMG` and,
 # run as printed with sh -c, replays the journal (jf holds the journaled
 # bytes), trims partition 2 only (partition 1 and the bytes after
@@ -12,7 +13,8 @@
 # clean; and nothing stays behind: no loop device over the image, no FUSE
 # mount, no qemu-nbd, nothing in TMPDIR; the whole qcow2 disk without -p is
 # refused (27) as a raw one is, e2fsck not run.  A stop (INT, TERM, HUP, PIPE)
-# while e2fsck runs (pause point fsck@start) releases all of it too.
+# while e2fsck runs (pause point fsck@start) releases all of it too; one
+# while the qcow2's mount comes up (fsck-mount@start) starts no e2fsck.
 # Needs root (loop devices, FUSE).
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -53,7 +55,12 @@ want_outside=$(outside "$disk")
 nothing_left() {	# IMG WHAT
 	[ -z "$(losetup -n -j "$1")" ] || fail "$2: a loop device over $1 left: $(losetup -j "$1")"
 	! grep -q "$T/tmp" /proc/mounts || fail "$2: a FUSE mount left: $(grep "$T/tmp" /proc/mounts)"
-	! pgrep -f "qemu-nbd.*$(basename "$1")" >/dev/null || fail "$2: qemu-nbd left"
+	# ours only: qemu-nbd runs in the image's folder, on "./NAME"
+	local p
+	for p in $(pgrep -x qemu-nbd); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" != "$(dirname "$1")" ] ||
+			fail "$2: qemu-nbd left: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+	done
 	! pgrep -a -x nbdfuse | grep -q "$T/tmp" || fail "$2: nbdfuse left"
 	[ -z "$(ls -A "$T/tmp")" ] || fail "$2: left in TMPDIR: $(ls -A "$T/tmp")"
 }
@@ -131,6 +138,23 @@ run_e2trim -n "$T/one.qcow2"
 assert_rc 0 "one.qcow2 after --fsck=force: clean"
 note "whole qcow2, not clean: --fsck=force checks it through nbdfuse"
 
+# the loop device e2fsck checks through is partition 2's bytes only:
+# read while e2fsck runs (pause point fsck@start), its offset and its
+# size limit are the table entry's (no limit: e2fsck could write past
+# the partition into the backup GPT)
+cp --sparse=always "$T/pending.img" "$disk"
+PAUSE_STAGE=fsck@start pause_e2trim --fsck -p 2 "$disk"
+read -r lo lo_off lo_size <<<"$(losetup -n -O NAME,OFFSET,SIZELIMIT -j "$disk")"
+[ -n "$lo" ] || { resume_e2trim; fail "no loop device over the image while e2fsck runs"; }
+sys_size=$(cat "/sys/block/${lo#/dev/}/loop/sizelimit")
+resume_e2trim
+assert_rc 0 "--fsck -p 2, held while e2fsck ran"
+assert_eq "$lo_off" "$off" "e2fsck's loop device: offset"
+assert_eq "$lo_size" $((end - off)) "e2fsck's loop device: size limit"
+assert_eq "$sys_size" $((end - off)) "e2fsck's loop device: size limit in sysfs"
+nothing_left "$disk" "-p 2, held"
+note "e2fsck's loop device: offset $off, size limit $((end - off)) (partition 2's entry)"
+
 # 3. a stop while e2fsck runs: e2trim waits for it, then releases all
 stop_during_fsck() {	# SIG WANT_RC IMG ARGS...
 	local sig=$1 want=$2 img=$3
@@ -153,4 +177,24 @@ for sig in INT TERM HUP PIPE; do
 	qemu-img check "$q" >/dev/null 2>&1 || fail "$sig: qcow2 lock still held"
 done
 note "INT, TERM, HUP (130) and PIPE (1) during e2fsck: no loop, mount, server or temp folder left"
+
+# 4. a stop while a VM image's mount comes up (pause point
+# fsck-mount@start: nbdfuse serves, e2fsck not started): e2fsck never
+# starts (E2FSCK names a shim that records each call), nothing is left
+printf '#!/bin/sh\necho "$*" >>"%s"\nexec e2fsck "$@"\n' "$T/e2fsck.calls" >"$T/bin/e2fsck-rec"
+chmod +x "$T/bin/e2fsck-rec"
+rm -f "$q" "$T/e2fsck.calls"
+qemu-img convert -O qcow2 "$T/pending.img" "$q" || fail "qemu-img convert"
+E2FSCK=$T/bin/e2fsck-rec PAUSE_STAGE=fsck-mount@start pause_e2trim --fsck -p 2 "$q"
+kill -s TERM "$(cat "$PAUSE.pid")" || fail "TERM: e2trim is gone while the mount comes up"
+resume_e2trim
+assert_eq "$RC" 130 "TERM while the mount came up: exit"
+[ ! -e "$T/e2fsck.calls" ] || fail "TERM while the mount came up: e2fsck ran anyway: $(cat "$T/e2fsck.calls")"
+nothing_left "$q" "TERM while the mount came up"
+qemu-img check "$q" >/dev/null 2>&1 || fail "TERM while the mount came up: qcow2 lock still held"
+# the shim itself records: the same run unstopped calls it once
+E2FSCK=$T/bin/e2fsck-rec run_e2trim --fsck -p 2 "$q"
+assert_rc 0 "--fsck -p 2 through the shim"
+assert_eq "$(wc -l <"$T/e2fsck.calls")" 1 "e2fsck calls of an unstopped run"
+note "TERM while nbdfuse's mount came up: exit 130, e2fsck never started, nothing left"
 finish

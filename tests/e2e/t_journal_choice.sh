@@ -3,7 +3,8 @@
 # (e2fsck_get_journal(), src/journal_inode.c, src/journal_check.c):
 #  a. the external journal whenever s_journal_uuid is set, even when
 #     s_journal_inum names an (empty) internal one; refused when no device
-#     has that UUID (e2fsck stops there);
+#     has that UUID (e2fsck stops there); with 1 KiB blocks too (the
+#     journal superblock is then the device's block 2);
 #  b. when inode 8 fails e2fsck's checks, e2fsck loads s_jnl_blocks, the
 #     superblock's backup of its block map: a damaged inode 8 showing an
 #     empty journal must not hide the real log; any damage that makes
@@ -135,6 +136,23 @@ run_e2trim "$img"
 assert_rc 0 "clean, external journal"
 losetup -d "$dev"
 note "clean external journal: trimmed"
+# 1 KiB blocks: the journal device's ext2 superblock is its block 1, the
+# journal superblock block 2 (read at block 1, it is no journal at all)
+truncate -s 8M "$T/jdev1k.img"
+mke2fs -q -F -O journal_dev -b 1024 "$T/jdev1k.img" || fail "mke2fs journal_dev -b 1024"
+dev=$(loop_attach "$T/jdev1k.img")
+mkfs "$img" 64M -t ext4 -b 1024 -J device="$dev" >/dev/null
+run_e2trim "$img"
+assert_rc 0 "clean, external journal, 1 KiB blocks"
+head -c 1024 /dev/urandom >"$T/b1k"
+printf 'jo -f %s\njw -b 300 %s\njc\n' "$T/jdev1k.img" "$T/b1k" | dfs_write "$img"
+dfs_read "$img" "logdump -f $T/jdev1k.img" | grep -q "commit block" ||
+	fail "no committed transaction in the 1 KiB external journal"
+dumpe2fs -h "$img" 2>/dev/null | grep -q needs_recovery &&
+	printf 'feature -needs_recovery\n' | dfs_write "$img"
+refused "$img" "its log starts at block"
+losetup -d "$dev"
+note "external journal with 1 KiB blocks: clean trimmed, a committed log refused"
 mkfs "$img" 128M -t ext4
 printf 'write %s f\n' "$D" | dfs_write "$img"
 truncate -s 8M "$T/jdev.img"

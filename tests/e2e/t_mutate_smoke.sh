@@ -17,7 +17,7 @@ n=${MUTATE_SMOKE:-300}
 # under a checker (E2E_SAMPLE), a third of them
 [ -z "$E2E_SAMPLE" ] || n=${MUTATE_SMOKE:-100}
 # the small fixtures (16-32 MiB, and bigalloc): setup stays a few seconds
-fx=ext2-1k,ext3,ext4-noflex,ext4-bigalloc16k,ext4-uninitbg,ext4-sparse2,rich
+fx=ext2-1k,ext3,ext4-noflex,ext4-bigalloc16k,ext4-uninitbg,ext4-sparse2,ext4-mmp,rich
 if ! python3 "$MUTATE" --cache "$T/fx" run -n "$n" --seed 20261203 -j 2 --minimize 1 \
 	--fixtures "$fx" --cases "$T/cases" >"$T/mutate.out" 2>&1; then
 	cat "$T/mutate.out" >&2
@@ -116,6 +116,40 @@ broken_check_on() {	# FIXTURE WHAT VERDICT: broken_check on another fixture
 	note "$2: $(head -1 "$out")"
 }
 E2TRIM=$T/bin/wipe-xattr broken_check_on rich "a trim that zeroes an in-use xattr block" unsafe
+# a real trim that also discards the first block past the filesystem's
+# end (the judged image goes on with data there), and one that leaves
+# the MMP block marked in use (sequence 0x4242, not EXT4_MMP_SEQ_CLEAN).
+# (The $ signs are the wrapper's own.)
+# shellcheck disable=SC2016
+printf '%s\n' '#!/bin/bash' "\"$E2TRIM\" \"\$@\" || exit" \
+	'[ "$1" = -n ] && exit 0' \
+	'img=${*: -1}' \
+	'bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n "s/^Block size: *//p")' \
+	'n=$(dumpe2fs -h "$img" 2>/dev/null | sed -n "s/^Block count: *//p")' \
+	'case $(basename "$0") in' \
+	'past-end) fallocate -p -o $((n * bs)) -l "$bs" "$img" ;;' \
+	'mmp-left) mb=$(dumpe2fs -h "$img" 2>/dev/null | sed -n "s/^MMP block number: *//p")' \
+	'	[ -n "$mb" ] || { echo "mmp-left: no MMP block" >&2; exit 99; }' \
+	'	printf "\x42\x42\x00\x00" | dd of="$img" bs=1 seek=$((mb * bs + 4)) conv=notrunc status=none ;;' \
+	'esac' >"$T/bin/after"
+chmod +x "$T/bin/after"
+ln -s after "$T/bin/past-end"
+ln -s after "$T/bin/mmp-left"
+E2TRIM=$T/bin/past-end broken_check "a trim that also discards the first block past the filesystem" unsafe
+grep -q "blocks in use after e2fsck -fy differ: \[$(dumpe2fs -h "$T/fx/ext4-noflex.img" 2>/dev/null |
+	sed -n 's/^Block count: *//p')\]" "$T/broken.out" || { cat "$T/broken.out" >&2; fail "past-end: not the block past the end"; }
+E2TRIM=$T/bin/mmp-left broken_check_on ext4-mmp "a trim that leaves the MMP block in use" unsafe
+assert_grep "the MMP block is left marked in use" "$T/broken.out" "mmp-left: the reason"
+# one refusal where e2fsck -fy changes nothing (the clean fixture,
+# refused with e2trim's words): a one-off check fails on it (exit 2)
+# shellcheck disable=SC2016  # the $1 is the fake program's own
+printf '#!/bin/sh\necho "e2trim: $1: refused for the test" >&2\nexit 19\n' >"$T/bin/refuse19"
+chmod +x "$T/bin/refuse19"
+rc=0
+E2TRIM=$T/bin/refuse19 python3 "$MUTATE" --cache "$T/fx" check ext4-noflex "$T/clean.dfs" >"$T/broken.out" 2>&1 || rc=$?
+grep -q "^verdict: refused_clean " "$T/broken.out" || { cat "$T/broken.out" >&2; fail "refuse19: not refused_clean"; }
+assert_eq "$rc" 2 "check's exit on refused_clean"
+note "a refusal of a clean mutant: $(head -1 "$T/broken.out"), check exits 2"
 # a program that refuses everything, with e2trim's words and a refusal
 # code: the control mutants (one in ten) must be trimmed, so it fails
 # shellcheck disable=SC2016

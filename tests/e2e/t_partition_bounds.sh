@@ -16,6 +16,11 @@
 #     a loop device over it (no offset, no -P) are refused with 24, the
 #     message naming -p N and wipefs, sha256 unchanged; a loop device at
 #     partition 1's start (losetup -o) is partition 1's filesystem: fine.
+#  C. an ext4 in the gap between two partitions (from partition 1's last
+#     byte + 1, where no entry holds it) that claims 8 MiB past partition
+#     2's start: ?offset= (trim and dry run) and losetup -o at its start
+#     are refused with 17, the message naming the space before the next
+#     partition, and partition 2 (the whole image) keeps its sha256.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -117,4 +122,30 @@ assert_rc 0 "losetup -o on partition 1 of the repartitioned disk"
 losetup -d "$loop"
 assert_eq "$(sha_of "$img")" "$sum" "the repartitioned disk after a dry run"
 note "stale whole-disk superblock under a dos table: refused (24) as a file and a loop device, unchanged"
+
+# C. a filesystem in a gap, larger than the gap
+img=$T/gap.img
+truncate -s 128M "$img"
+printf 'label: dos\nstart=2048, size=32768, type=83\nstart=67584, size=131072, type=83\n' |
+	sfdisk -q "$img" || fail "sfdisk with a gap"
+g=$(((2048 + 32768) * 512)) r2=$((67584 * 512))
+# 24 MiB from the gap's first byte: the last 8 MiB are partition 2's
+mke2fs -q -F -t ext4 -b 4096 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$g "$img" 24M ||
+	fail "mke2fs of 24 MiB in the 16 MiB gap"
+mke2fs -q -F -t ext4 -U "$UUID" -E hash_seed="$UUID",nodiscard,offset=$r2 "$img" 64M ||
+	fail "mke2fs in partition 2 (gap disk)"
+age_part "$img" $r2 30 7 43
+dumpe2fs -h "$img?offset=$g" 2>/dev/null | grep -q '^Block count: *6144$' ||
+	fail "the gap's filesystem does not claim 24 MiB"
+sum=$(sha_of "$img")
+for opt in -n -v; do
+	refused_unchanged 17 "resize2fs" "?offset= in the gap ($opt)" "$opt" "$img?offset=$g"
+	assert_grep "the space before the next partition of the image's dos table" \
+		"$ERR" "?offset= in the gap ($opt): names the next partition"
+done
+loop=$(loop_attach "$img" -o $g)
+refused_unchanged 17 "resize2fs" "losetup -o in the gap" -v "$loop"
+losetup -d "$loop"
+e2fsck -fn "$img?offset=$r2" >/dev/null 2>&1 || fail "e2fsck -fn of partition 2 of the gap disk"
+note "a filesystem in the gap past partition 2's start: ?offset= and losetup -o refused (17), partition 2 unchanged"
 exit 0

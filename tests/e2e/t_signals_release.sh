@@ -83,9 +83,12 @@ stop_at() {
 	rm -f "$T/run.pid" "$T/run.rc"
 	(
 		rc=0
-		# STOP_IGNORED=HUP: started as nohup starts it
-		[ -z "${STOP_IGNORED:-}" ] || trap '' "$STOP_IGNORED"
-		"$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
+		# SIGHUP's disposition set, never inherited (a make check
+		# under nohup gives an ignored one, which bash cannot undo):
+		# the default, or STOP_IGNORED=HUP: ignored, as nohup starts it
+		local sigdisp=--default-signal=HUP
+		[ -z "${STOP_IGNORED:-}" ] || sigdisp=--ignore-signal=$STOP_IGNORED
+		env "$sigdisp" "$E2TRIM" "$@" >"$T/out" 2>"$T/err" &
 		echo "$!" >"$T/run.pid"
 		wait "$!" || rc=$?
 		echo "$rc" >"$T/run.rc"

@@ -31,6 +31,14 @@ image file, a loop device over it, -z, --zero-fill, --secure on a loop
 device (which cannot: exit 2 and nothing changed, then the file way),
 or the image as a qcow2 through qemu-nbd, converted back for the oracle.
 
+Every judged image goes on past its filesystem (fixtures.TAIL_BYTES of
+random data after its last block, as a neighbour's bytes follow a
+partition): those bytes are in no free range, so a trim that touches them
+is unsafe by the block comparison above.  On a filesystem with
+multi-mount protection (the fixture ext4-mmp) the MMP block must be
+marked clean after the real trim, as it was before (e2fsck -fy would take
+a block left in use over and hide it): else unsafe.
+
 Verdicts:
   refused      e2trim exit is a documented refusal (10-19, 22-27) and
                stderr says why ("e2trim: ...")
@@ -103,6 +111,33 @@ def _stamp(img):
     for every mutant, most of which are refused."""
     st = os.stat(img)
     return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_blocks
+
+
+MMP_SEQ_CLEAN = 0xFF4D4D50	# EXT4_MMP_SEQ_CLEAN: no node uses it
+
+
+def _mmp(img):
+    """(block, sequence) of IMG's MMP block, (None, None) without
+    multi-mount protection.  A node that uses the filesystem writes its
+    own sequence there and EXT4_MMP_SEQ_CLEAN when it lets go; one left
+    in use keeps every other node (a mount, e2fsck) waiting or refusing.
+    e2fsck -fy takes it over, so the judge reads it before any repair.
+    Every opener for writing (e2trim, e2fsck) also stamps the block with
+    its wall-clock time and node name: its bytes are no oracle."""
+    import struct
+    with open(img, "rb") as f:
+        f.seek(1024)
+        sb = f.read(1024)
+        if len(sb) < 1024 or struct.unpack_from("<H", sb, 0x38)[0] != 0xEF53:
+            return None, None
+        incompat = struct.unpack_from("<I", sb, 0x60)[0]
+        if not incompat & 0x100:	# EXT4_FEATURE_INCOMPAT_MMP
+            return None, None
+        blk = struct.unpack_from("<Q", sb, 0x168)[0]
+        bs = 1024 << struct.unpack_from("<I", sb, 0x18)[0]
+        f.seek(blk * bs)
+        mmp = f.read(8)
+    return blk, (struct.unpack_from("<I", mmp, 4)[0] if len(mmp) == 8 else None)
 
 
 def _plan(out):
@@ -290,12 +325,23 @@ def _within(got, plan):
     return out
 
 
-def _sha(path):
+def _sha(path, skip=None):
+    """SHA-256 of PATH, the byte range SKIP (start, length) read as zeros."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
+        data = f.read()
+    if skip:
+        start, length = skip
+        data = data[:start] + bytes(len(data[start:start + length])) + \
+            data[start + length:]
+    h.update(data)
     return h.hexdigest()
+
+
+def _mmp_range(img, bs):
+    """The MMP block's bytes (start, length), None without MMP."""
+    blk, _ = _mmp(img)
+    return (blk * bs, bs) if blk else None
 
 
 def _run_loop(e2trim, img, args):
@@ -323,26 +369,32 @@ def _run_nbd(e2trim, img, args, workdir):
     return rc, out, err
 
 
-def _real_trim(e2trim, img, mode, workdir, res):
+def _real_trim(e2trim, img, mode, workdir, res, bs):
     """The real trim of MODE: (rc, --list output, stderr); a mode this
-    host cannot give falls back to the file."""
+    host cannot give falls back to the file, and so does NBD for an MMP
+    filesystem (e2trim refuses it there, 12: libext2fs reads the MMP block
+    only on a device or an image file)."""
     root = os.geteuid() == 0 and shutil.which("losetup")
+    mmp = _mmp_range(img, bs)
     if mode in ("loop", "secure") and not root:
         mode = "file"
-    if mode == "nbd" and not (shutil.which("qemu-img") and shutil.which("qemu-nbd")):
+    if mode == "nbd" and (mmp or not (shutil.which("qemu-img") and
+                                      shutil.which("qemu-nbd"))):
         mode = "file"
     res["mode"] = mode
     if mode in ("secure", "zeroout"):
         # a loop device cannot discard securely, tmpfs cannot zero a
-        # range: exit 2 must change nothing; then the file way
-        before = _sha(img)
+        # range: exit 2 must change nothing (but the MMP block, which
+        # the open for writing stamps; its sequence is checked after the
+        # trim); then the file way
+        before = _sha(img, mmp)
         if mode == "secure":
             rc, out, err = _run_loop(e2trim, img, ["--secure", "--list"])
         else:
             rc, out, err = _e2trim(e2trim, ["-z", "--list", img])
         if rc != 2:
             return rc, out, err
-        if _sha(img) != before:
+        if _sha(img, mmp) != before:
             return None, "", "%s exited 2 and changed the image" % mode
         res["mode"] = mode = mode + ",file"
         return _e2trim(e2trim, ["--list", img])
@@ -374,6 +426,7 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res,
                 mode="file"):
     """Judge the mutant IMG (consumed) into RES; returns RES."""
     a = os.path.join(workdir, "fsck.img")
+    mmp_blk, mmp_before = _mmp(img)
     before = _stamp(img)
     rc, out, err = _e2trim(e2trim, ["-n", "--list", img])
     res.update(e2trim_rc=rc, e2trim_err=err[-2000:])
@@ -393,7 +446,7 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res,
         return res
     res["plan_extents"] = len(plan)
     shutil.copyfile(img, a)
-    rc2, out2, err2 = _real_trim(e2trim, img, mode, workdir, res)
+    rc2, out2, err2 = _real_trim(e2trim, img, mode, workdir, res, bs)
     got = _plan(out2) if rc2 == 0 else None
     # --zero-fill zeroes every free block, the 4 KiB units a trim keeps
     # back at an extent's edges too: its list is not the trim's
@@ -412,6 +465,15 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res,
                    "after the real trim (%s), e.g. %s" % (len(nz), res["mode"],
                                                           nz[:3]))
         return res
+    # the MMP block as e2trim left it, before e2fsck takes it over
+    _, mmp_after = _mmp(img)
+    if mmp_before == MMP_SEQ_CLEAN and mmp_after != MMP_SEQ_CLEAN:
+        res.update(verdict="unsafe", lost=["the MMP block is left marked in "
+                                           "use after the trim (mmp_seq %s, "
+                                           "was clean)" % (
+                                               "%#x" % mmp_after if mmp_after
+                                               is not None else "unreadable")])
+        return res
     frc, fout = _fsck(a)
     res.update(fsck_rc=frc, fsck_out=fout[-6000:])
     if frc < 0 or frc >= 8:
@@ -425,7 +487,8 @@ def judge_image(e2trim, img, workdir, bs, free_ranges, used_in_plan, res,
                    fsck_trimmed_out=bout[-3000:])
         return res
     free_a = free_ranges(a)
-    changed = _used_differs(a, img, free_a, bs)
+    # the MMP block holds the last opener's clock and node: not compared
+    changed = [b for b in _used_differs(a, img, free_a, bs) if b != mmp_blk]
     ma, ea = manifest(a, workdir, "a", bs)
     mb, eb = manifest(img, workdir, "b", bs)
     lost = diff_manifests(ma, mb)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_partition.c - part_table_check(): which tables are refused;
- *                    mbr_read(): an MBR's EBR chains through a reader
+ *                    mbr_read(): an MBR's EBR chains through a reader;
+ *                    partition_bound_at(): where a filesystem at a byte
+ *                    offset (?offset=, losetup -o) must end
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,6 +245,59 @@ static void test_mbr_ebr_chain(void **state)
 	assert_int_equal(kind, MBR_NONE);
 }
 
+/*
+ * A filesystem given by its byte offset ends where its partition ends,
+ * or, starting in a gap between partitions, where the next one starts:
+ * its "free" tail past that is the next partition's data.
+ */
+static void test_bound_at(void **state)
+{
+	struct part_reader rd = { .read = mem_read, .size_bytes = sizeof(disk),
+				  .sector_size = S, .blkid_fd = -1 };
+	struct part_bound b;
+	struct e2trim *et;
+
+	(void)state;
+	assert_int_equal(e2trim_new(&et), 0);
+	memset(disk, 0, sizeof(disk));
+	/* 1 at 64 (100 sectors), 2 at 400 (300), a gap [164, 400) between */
+	put_entry(0, 0, 0x83, 64, 100);
+	put_entry(0, 1, 0x83, 400, 300);
+
+	/* in a gap: up to the next partition's start */
+	partition_bound_at(et, &rd, 200 * S, &b);
+	assert_string_equal(b.table, "dos");
+	assert_int_equal(b.partno, 0);
+	assert_int_equal(b.end, 400 * S);
+	/* right after partition 1 ends: the same gap */
+	partition_bound_at(et, &rd, 164 * S, &b);
+	assert_int_equal(b.partno, 0);
+	assert_int_equal(b.end, 400 * S);
+	/* before the first partition: up to partition 1 */
+	partition_bound_at(et, &rd, 8 * S, &b);
+	assert_int_equal(b.partno, 0);
+	assert_int_equal(b.end, 64 * S);
+
+	/* inside partition 1, at its start or further in: its end */
+	partition_bound_at(et, &rd, 64 * S, &b);
+	assert_int_equal(b.partno, 1);
+	assert_int_equal(b.part_start, 64 * S);
+	assert_int_equal(b.end, 164 * S);
+	partition_bound_at(et, &rd, 100 * S, &b);
+	assert_int_equal(b.partno, 1);
+	assert_int_equal(b.end, 164 * S);
+	/* the last byte of partition 2 is still in it */
+	partition_bound_at(et, &rd, 699 * S, &b);
+	assert_int_equal(b.partno, 2);
+	assert_int_equal(b.end, 700 * S);
+
+	/* after the last partition: nothing bounds it */
+	partition_bound_at(et, &rd, 700 * S, &b);
+	assert_int_equal(b.partno, 0);
+	assert_int_equal(b.end, 0);
+	e2trim_free(et);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_logical_without_container),
 		cmocka_unit_test(test_ebr_in_container),
 		cmocka_unit_test(test_mbr_ebr_chain),
+		cmocka_unit_test(test_bound_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

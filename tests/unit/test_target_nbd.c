@@ -11,6 +11,8 @@
  *    grow);
  *  - every request is aligned to the cluster, from the image's offset 0
  *    even when the filesystem starts elsewhere (a partition);
+ *  - every request is sent: 32 allocated clusters apart, 32 trims, and
+ *    none left allocated (one trim in 16 dropped but counted is seen);
  *  - a dry run sends nothing;
  *  - libext2fs's reads through nbd_io_manager return the export's bytes,
  *    shifted by "offset=", and a write is refused;
@@ -170,6 +172,27 @@ static void test_aligned_from_image_start(void **state)
 	assert_int_equal(nbd_trim(c->h, DISK, 0, 0), 0);
 }
 
+/* Many requests: each one sent, none only counted. */
+static void test_every_request_sent(void **state)
+{
+	struct nbd_conn *c = *state;
+	struct target t;
+	uint64_t i;
+
+	/* 32 clusters with a hole between each two: a request each */
+	for (i = 0; i < 32; i++)
+		put(c, 2 * i * CLUSTER, CLUSTER, 0x3c);
+	assert_int_equal(allocated(c), 32 * CLUSTER);
+	init(&t, c, 0, 0);
+	assert_int_equal(target_trim(&t, 0, DISK), 0);
+	assert_int_equal(target_finish(&t), 0);
+	assert_int_equal(t.stats.requests, 32);
+	assert_int_equal(t.stats.bytes, 32 * CLUSTER);
+	/* the server's word: nothing of them still allocated */
+	assert_int_equal(allocated(c), 0);
+	target_close(&t);
+}
+
 static void test_dry_run(void **state)
 {
 	struct nbd_conn *c = *state;
@@ -269,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_only_allocated_trimmed),
 		cmocka_unit_test(test_aligned_from_image_start),
+		cmocka_unit_test(test_every_request_sent),
 		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_reads_through_libext2fs),
 		cmocka_unit_test(test_formats_by_magic),
