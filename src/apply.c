@@ -51,6 +51,7 @@ errcode_t e2trim_new(struct e2trim **out)
 		return E2TRIM_ERR_NO_MEMORY;
 	t->fd = -1;
 	t->image_fd = -1;
+	t->backing_fd = -1;
 	t->range.len_bytes = UINT64_MAX;
 	lib_reset_result(t);
 	*out = t;

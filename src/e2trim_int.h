@@ -71,8 +71,13 @@ struct e2trim {
 	uint64_t cluster_bytes;		/* the image's, 0: unknown */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
 	int nloops;
-	dev_t file_dev;			/* the image file, as at open: for */
-	ino_t file_ino;			/* the loop devices' second look */
+	dev_t file_dev;			/* the file the bytes live in (the */
+	ino_t file_ino;			/* image, a loop device's backing */
+	uint64_t file_start_bytes;	/* file), and the target's bytes in */
+	uint64_t file_end_bytes;	/* it: for every path to them */
+	dev_t self_loop;		/* the target, a loop device over it */
+	int backing_fd;			/* a loop target's backing file, with
+					   qemu's locks (open_paths.c) */
 	unsigned int file_known : 1,
 		     nbd_reopen : 1;	/* a VM image opened read-only, to be
 					   reopened for writing to trim */

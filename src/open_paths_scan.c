@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * open_paths_scan.c - the processes and mounts that reach a file's bytes
+ *
+ * As fuser does: every process's /proc/PID/fd, each descriptor matched
+ * by the file's device and inode (a regular file) or by its device
+ * number (a loop device over the file), and a writer told by
+ * /proc/PID/fdinfo's flags.  stat() through a descriptor asks the
+ * filesystem the file lives on; one on FUSE or on the network can hang
+ * when its server does, so such descriptors are looked at only when they
+ * are on the target's own filesystem (e2trim opened the target there
+ * already).  Pipes, sockets and anonymous inodes are skipped by their
+ * link's name without a stat().
+ *
+ * FUSE: fuse2fs (e2fsprogs' FUSE driver) reads and writes the image file
+ * itself, with no loop device and no lock, and mountinfo lists its mount
+ * as "fuse.ext4" with the source as it was typed, often a relative name.
+ * Resolving that name would need the daemon's working directory, which
+ * is "/" once libfuse sent it to the background (fuse_daemonize()
+ * chdir()s).  What does not depend on names: the daemon keeps the image
+ * open for the whole mount beside /dev/fuse.  A process holding both is
+ * a FUSE server of the file, read-write or not; its mount is the FUSE
+ * mount whose source is one of the daemon's arguments (as typed, both).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "open_paths_scan.h"
+#include "sysfs.h"
+
+/* /dev/fuse is char 10:229 (Documentation/admin-guide/devices.txt) */
+#define FUSE_DEV_MAJOR 10
+#define FUSE_DEV_MINOR 229
+
+/* One line of /proc/self/mountinfo, split in place. */
+struct mnt_line {
+	int id;
+	dev_t dev;
+	const char *dir, *type, *src;
+};
+
+/*
+ * "ID PARENT MAJ:MIN ROOT DIR OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER";
+ * 0 if @line is not one (proc(5)).
+ */
+static int mnt_split(char *line, struct mnt_line *ml)
+{
+	char *f[5], *sep, *save = NULL;
+	unsigned int maj, min;
+	int i;
+
+	sep = strstr(line, " - ");
+	if (!sep)
+		return 0;
+	*sep = '\0';
+	for (i = 0; i < 5; i++) {
+		f[i] = strtok_r(i ? NULL : line, " ", &save);
+		if (!f[i])
+			return 0;
+	}
+	if (sscanf(f[2], "%u:%u", &maj, &min) != 2)
+		return 0;
+	ml->id = atoi(f[0]);
+	ml->dev = makedev(maj, min);
+	ml->dir = f[4];
+	save = NULL;
+	ml->type = strtok_r(sep + 3, " ", &save);
+	ml->src = ml->type ? strtok_r(NULL, " \n", &save) : NULL;
+	return ml->type && ml->src;
+}
+
+typedef int (*mnt_fn)(const struct mnt_line *ml, void *ctx);
+
+/* Each mount, until @fn returns nonzero (returned). */
+static int each_mount(mnt_fn fn, void *ctx)
+{
+	char line[3 * PATH_MAX];
+	struct mnt_line ml;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int ret = 0;
+
+	while (f && !ret && fgets(line, sizeof(line), f))
+		if (mnt_split(line, &ml))
+			ret = fn(&ml, ctx);
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * Filesystems whose stat() can hang with a server: FUSE and the network
+ * ones.  A descriptor there is looked at only on the target's own.
+ */
+static int may_hang(const char *type)
+{
+	static const char *const net[] = {
+		"nfs", "nfs4", "cifs", "smb3", "9p", "ceph", "afs",
+		"glusterfs", "virtiofs", "ncpfs", "coda",
+	};
+	size_t i;
+
+	if (!strncmp(type, "fuse", 4))
+		return 1;
+	for (i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+		if (!strcmp(type, net[i]))
+			return 1;
+	return 0;
+}
+
+/* The mounts a descriptor may be on, by mount id: may stat() go there? */
+struct mnt_ids {
+	int *hang;		/* ids of mounts not to stat() through */
+	size_t n, cap;
+	dev_t own;		/* the target's filesystem: always looked at */
+};
+
+static int note_hang(const struct mnt_line *ml, void *ctx)
+{
+	struct mnt_ids *ids = ctx;
+	int *grown;
+
+	if (!may_hang(ml->type) || ml->dev == ids->own)
+		return 0;
+	if (ids->n == ids->cap) {
+		ids->cap = ids->cap ? 2 * ids->cap : 16;
+		grown = realloc(ids->hang, ids->cap * sizeof(*grown));
+		if (!grown)
+			return 1;	/* stops the walk: out of memory */
+		ids->hang = grown;
+	}
+	ids->hang[ids->n++] = ml->id;
+	return 0;
+}
+
+static int hangs(const struct mnt_ids *ids, int id)
+{
+	size_t i;
+
+	for (i = 0; i < ids->n; i++)
+		if (ids->hang[i] == id)
+			return 1;
+	return 0;
+}
+
+/* One process's findings. */
+struct proc_find {
+	int holds_file, has_fuse, writes;
+	char what[PATH_MAX];	/* what the writer holds */
+};
+
+struct scan {
+	const struct hold_bytes *m;
+	const dev_t *rdevs;
+	unsigned int nrdevs;
+	struct mnt_ids ids;
+	pid_t self;
+};
+
+/* fdinfo's "flags:" (octal) and "mnt_id:"; 0 if unreadable. */
+static int fd_info(pid_t pid, const char *fd, int *flags, int *mnt_id)
+{
+	char path[320], line[128];
+	FILE *f;
+	int got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)pid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	*mnt_id = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "flags: %o", (unsigned int *)flags) == 1)
+			got = 1;
+		else
+			sscanf(line, "mnt_id: %d", mnt_id);
+	}
+	fclose(f);
+	return got;
+}
+
+static int is_rdev(const struct scan *s, dev_t rdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nrdevs; i++)
+		if (s->rdevs[i] == rdev)
+			return 1;
+	return 0;
+}
+
+/* Descriptor @fd of @pid: the file, one of the devices, /dev/fuse? */
+static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
+		       struct proc_find *pf)
+{
+	char path[320], link[PATH_MAX];
+	int flags = 0, mnt_id = -1, match;
+	struct stat st;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return;
+	link[n] = '\0';
+	if (link[0] != '/')	/* pipe:[N], socket:[N], anon_inode:... */
+		return;
+	if (!fd_info(pid, fd, &flags, &mnt_id) || hangs(&s->ids, mnt_id))
+		return;
+	if (stat(path, &st))
+		return;
+	if (S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(FUSE_DEV_MAJOR, FUSE_DEV_MINOR)) {
+		pf->has_fuse = 1;
+		return;
+	}
+	match = S_ISREG(st.st_mode) && st.st_dev == s->m->dev &&
+		st.st_ino == s->m->ino;
+	if (match)
+		pf->holds_file = 1;
+	else if (!S_ISBLK(st.st_mode) || !is_rdev(s, st.st_rdev))
+		return;
+	if ((flags & O_ACCMODE) != O_RDONLY && !pf->writes) {
+		pf->writes = 1;
+		snprintf(pf->what, sizeof(pf->what), "%s", link);
+	}
+}
+
+/* @pid's parent, or -1. */
+/* conventions: a pid, or -1 for none */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* "PID (COMM) STATE PPID": COMM may hold spaces and ')' */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+static void comm_of(pid_t pid, char *name, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (sysfs_read_line(path, name, len))
+		snprintf(name, len, "?");
+}
+
+/* The arguments of @pid, NUL-separated in @buf; their length. */
+static size_t args_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+struct fuse_find {
+	const char *args;
+	size_t nargs;
+	char dir[PATH_MAX], type[64];
+};
+
+static int has_arg(const struct fuse_find *ff, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < ff->nargs; i += strlen(ff->args + i) + 1)
+		if (!strcmp(ff->args + i, word))
+			return 1;
+	return 0;
+}
+
+/* A FUSE mount whose source the daemon was given: the last one wins. */
+static int note_fuse_mount(const struct mnt_line *ml, void *ctx)
+{
+	struct fuse_find *ff = ctx;
+
+	if (!strncmp(ml->type, "fuse", 4) && has_arg(ff, ml->src)) {
+		snprintf(ff->dir, sizeof(ff->dir), "%s", ml->dir);
+		snprintf(ff->type, sizeof(ff->type), "%s", ml->type);
+	}
+	return 0;
+}
+
+static errcode_t refuse_fuse(struct e2trim *t, pid_t pid, const char *comm)
+{
+	char args[4096];
+	struct fuse_find ff = { args, 0, "", "" };
+
+	ff.nargs = args_of(pid, args, sizeof(args));
+	each_mount(note_fuse_mount, &ff);
+	if (*ff.dir)
+		return lib_fail(t, E2TRIM_ERR_BUSY, "mounted through FUSE "
+				"(%s) on %s by %s, pid %d: umount %s first",
+				ff.type, ff.dir, comm, (int)pid, ff.dir);
+	return lib_fail(t, E2TRIM_ERR_BUSY, "served through FUSE by %s, "
+			"pid %d: unmount its mount first", comm, (int)pid);
+}
+
+/* One process: 0, or its refusal. */
+static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
+			      pid_t pid)
+{
+	struct proc_find pf = { 0, 0, 0, "" };
+	char path[64], comm[64];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			look_at_fd(s, pid, de->d_name, &pf);
+	closedir(dir);
+	if ((!pf.writes && !(pf.holds_file && pf.has_fuse)) ||
+	    parent_of(pid) == s->self)
+		return 0;
+	comm_of(pid, comm, sizeof(comm));
+	if (pf.holds_file && pf.has_fuse)
+		return refuse_fuse(t, pid, comm);
+	return lib_fail(t, E2TRIM_ERR_BUSY, "%s is open for writing by %s, "
+			"pid %d", pf.what, comm, (int)pid);
+}
+
+errcode_t open_paths_scan(struct e2trim *t, const struct hold_bytes *m,
+			  const dev_t *rdevs, unsigned int nrdevs)
+{
+	struct scan s = { m, rdevs, nrdevs, { NULL, 0, 0, m->dev }, getpid() };
+	struct dirent *de;
+	errcode_t ret = 0;
+	DIR *dir;
+
+	if (each_mount(note_hang, &s.ids)) {
+		free(s.ids.hang);
+		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
+	}
+	dir = opendir("/proc");
+	while (dir && !ret && (de = readdir(dir))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (isdigit((unsigned char)de->d_name[0]) && pid != s.self)
+			ret = look_at_proc(t, &s, pid);
+	}
+	if (dir)
+		closedir(dir);
+	free(s.ids.hang);
+	return ret;
+}
+
+struct dev_mount {
+	dev_t dev;
+	char *dir;
+	size_t len;
+};
+
+static int note_dev_mount(const struct mnt_line *ml, void *ctx)
+{
+	struct dev_mount *dm = ctx;
+
+	if (ml->dev != dm->dev)
+		return 0;
+	snprintf(dm->dir, dm->len, "%s", ml->dir);
+	return 1;
+}
+
+int open_paths_device_use(dev_t rdev, const char *name, char *use,
+			  size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dev_mount dm = { rdev, dir, sizeof(dir) };
+	struct dirent *de;
+	DIR *holders;
+	int found = 0;
+
+	if (each_mount(note_dev_mount, &dm)) {
+		snprintf(use, len, "mounted on %s", dir);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/holders", name);
+	holders = opendir(path);
+	while (holders && !found && (de = readdir(holders)))
+		if (de->d_name[0] != '.') {
+			snprintf(use, len, "under /dev/%s (device-mapper, md)",
+				 de->d_name);
+			found = 1;
+		}
+	if (holders)
+		closedir(holders);
+	return found;
+}
