@@ -82,6 +82,8 @@ struct e2trim {
 		     nbd_reopen : 1;	/* a VM image opened read-only, to be
 					   reopened for writing to trim */
 	long long loops_checked_ns;	/* when they were last looked for */
+	long long paths_next_ns;	/* when the processes are looked at
+					   again (open_paths.c) */
 	struct plan_geometry geo;
 	struct plan_range range;	/* validated by e2trim_set_range() */
 	unsigned int checked : 1,	/* e2trim_check() passed */

@@ -358,6 +358,7 @@ static void reset_for_open(struct e2trim *t)
 	t->self_loop = 0;
 	t->nbd_reopen = 0;
 	t->loops_checked_ns = 0;
+	t->paths_next_ns = 0;
 	t->nforced = 0;
 	t->nwarnings = 0;
 	t->range = (struct plan_range){ 0, UINT64_MAX, 0 };

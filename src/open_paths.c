@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/loop.h>
 
@@ -168,6 +169,68 @@ errcode_t open_paths_hold(struct e2trim *t)
 	if (!err)
 		err = open_paths_scan(t, &m, p.rdevs, p.nrdevs);
 	return err;
+}
+
+static long long mono_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/*
+ * Between batches the scan of every process costs what the machine's
+ * descriptors cost (a few ms for 1,200 here): at most once a second,
+ * and never more than 1/20 of the time.
+ */
+#define PATHS_EVERY_NS 1000000000LL
+#define PATHS_SHARE 20
+
+/* The processes again, over what is held now: the loop devices and the
+   target's own. */
+errcode_t open_paths_recheck(struct e2trim *t)
+{
+	dev_t rdevs[MAX_LOOP_HOLDS + 1];
+	long long start = mono_ns(), took;
+	unsigned int n = 0;
+	struct hold_bytes m;
+	struct stat st;
+	errcode_t err;
+	int i;
+
+	if (!t->file_known)
+		return 0;
+	if (t->self_loop)
+		rdevs[n++] = t->self_loop;
+	for (i = 0; i < t->nloops; i++)
+		if (!fstat(t->loop_fds[i], &st))
+			rdevs[n++] = st.st_rdev;
+	hold_bytes_of(t, &m);
+	err = open_paths_scan(t, &m, rdevs, n);
+	took = mono_ns() - start;
+	t->paths_next_ns = start + (took * PATHS_SHARE > PATHS_EVERY_NS ?
+				    took * PATHS_SHARE : PATHS_EVERY_NS);
+	return err;
+}
+
+errcode_t open_paths_recheck_now_and_then(struct e2trim *t)
+{
+	if (!t->file_known || mono_ns() < t->paths_next_ns)
+		return 0;
+	return open_paths_recheck(t);
+}
+
+errcode_t open_paths_in_use_first(struct e2trim *t, errcode_t err)
+{
+	errcode_t busy;
+
+	if (!err || err == E2TRIM_ERR_INTERRUPTED || !t->file_known)
+		return err;
+	busy = recheck_loop_devices(t);
+	if (!busy)
+		busy = open_paths_recheck(t);
+	return busy ? busy : err;
 }
 
 void open_paths_close(struct e2trim *t)

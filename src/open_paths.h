@@ -27,6 +27,23 @@ void open_paths_file(struct e2trim *t, const struct stat *st);
  */
 errcode_t open_paths_hold(struct e2trim *t);
 
+/*
+ * Before the first discard: the processes again (a FUSE server or a
+ * writer that came since open, 10).  The _now_and_then form, between
+ * batches, looks at most once a second and never for more than 1/20 of
+ * the time.
+ */
+errcode_t open_paths_recheck(struct e2trim *t);
+errcode_t open_paths_recheck_now_and_then(struct e2trim *t);
+
+/*
+ * A check or the verification refused @err: if a path to the bytes is in
+ * use now (a loop device attached since open, a writer, a FUSE mount),
+ * that is what went wrong, and the refusal is that (10) instead: never a
+ * repair command (e2fsck) for a filesystem in use.  @err otherwise.
+ */
+errcode_t open_paths_in_use_first(struct e2trim *t, errcode_t err);
+
 /* Close what open_paths_hold() kept beside the loop devices. */
 void open_paths_close(struct e2trim *t);
 

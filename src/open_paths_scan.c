@@ -5,12 +5,9 @@
  * As fuser does: every process's /proc/PID/fd, each descriptor matched
  * by the file's device and inode (a regular file) or by its device
  * number (a loop device over the file), and a writer told by
- * /proc/PID/fdinfo's flags.  stat() through a descriptor asks the
- * filesystem the file lives on; one on FUSE or on the network can hang
- * when its server does, so such descriptors are looked at only when they
- * are on the target's own filesystem (e2trim opened the target there
- * already).  Pipes, sockets and anonymous inodes are skipped by their
- * link's name without a stat().
+ * /proc/PID/fdinfo's flags, read only for a descriptor that matched (one
+ * statx() per descriptor, else).  A process this one may not look into
+ * (another user namespace, no CAP_SYS_PTRACE) is not seen: as for fuser.
  *
  * FUSE: fuse2fs (e2fsprogs' FUSE driver) reads and writes the image file
  * itself, with no loop device and no lock, and mountinfo lists its mount
@@ -96,61 +93,6 @@ static int each_mount(mnt_fn fn, void *ctx)
 	return ret;
 }
 
-/*
- * Filesystems whose stat() can hang with a server: FUSE and the network
- * ones.  A descriptor there is looked at only on the target's own.
- */
-static int may_hang(const char *type)
-{
-	static const char *const net[] = {
-		"nfs", "nfs4", "cifs", "smb3", "9p", "ceph", "afs",
-		"glusterfs", "virtiofs", "ncpfs", "coda",
-	};
-	size_t i;
-
-	if (!strncmp(type, "fuse", 4))
-		return 1;
-	for (i = 0; i < sizeof(net) / sizeof(net[0]); i++)
-		if (!strcmp(type, net[i]))
-			return 1;
-	return 0;
-}
-
-/* The mounts a descriptor may be on, by mount id: may stat() go there? */
-struct mnt_ids {
-	int *hang;		/* ids of mounts not to stat() through */
-	size_t n, cap;
-	dev_t own;		/* the target's filesystem: always looked at */
-};
-
-static int note_hang(const struct mnt_line *ml, void *ctx)
-{
-	struct mnt_ids *ids = ctx;
-	int *grown;
-
-	if (!may_hang(ml->type) || ml->dev == ids->own)
-		return 0;
-	if (ids->n == ids->cap) {
-		ids->cap = ids->cap ? 2 * ids->cap : 16;
-		grown = realloc(ids->hang, ids->cap * sizeof(*grown));
-		if (!grown)
-			return 1;	/* stops the walk: out of memory */
-		ids->hang = grown;
-	}
-	ids->hang[ids->n++] = ml->id;
-	return 0;
-}
-
-static int hangs(const struct mnt_ids *ids, int id)
-{
-	size_t i;
-
-	for (i = 0; i < ids->n; i++)
-		if (ids->hang[i] == id)
-			return 1;
-	return 0;
-}
-
 /* One process's findings. */
 struct proc_find {
 	int holds_file, has_fuse, writes;
@@ -161,12 +103,11 @@ struct scan {
 	const struct hold_bytes *m;
 	const dev_t *rdevs;
 	unsigned int nrdevs;
-	struct mnt_ids ids;
 	pid_t self;
 };
 
-/* fdinfo's "flags:" (octal) and "mnt_id:"; 0 if unreadable. */
-static int fd_info(pid_t pid, const char *fd, int *flags, int *mnt_id)
+/* fdinfo's "flags:" (octal); 0 if unreadable. */
+static int fd_flags(pid_t pid, const char *fd, int *flags)
 {
 	char path[320], line[128];
 	FILE *f;
@@ -176,13 +117,8 @@ static int fd_info(pid_t pid, const char *fd, int *flags, int *mnt_id)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	*mnt_id = -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "flags: %o", (unsigned int *)flags) == 1)
-			got = 1;
-		else
-			sscanf(line, "mnt_id: %d", mnt_id);
-	}
+	while (!got && fgets(line, sizeof(line), f))
+		got = sscanf(line, "flags: %o", (unsigned int *)flags) == 1;
 	fclose(f);
 	return got;
 }
@@ -197,41 +133,42 @@ static int is_rdev(const struct scan *s, dev_t rdev)
 	return 0;
 }
 
-/* Descriptor @fd of @pid: the file, one of the devices, /dev/fuse? */
+/*
+ * Descriptor @fd of @pid: the file, one of the devices, /dev/fuse?
+ * statx() with AT_STATX_DONT_SYNC: FUSE and NFS answer from the
+ * attributes they have, asking no server (one that hangs would hang a
+ * plain stat()); the device and inode never change anyway.
+ */
 static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
 		       struct proc_find *pf)
 {
-	char path[320], link[PATH_MAX];
-	int flags = 0, mnt_id = -1, match;
-	struct stat st;
+	char path[320];
+	struct statx sx;
+	dev_t rdev;
+	int flags = 0;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
+	if (statx(AT_FDCWD, path, AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_INO, &sx))
 		return;
-	link[n] = '\0';
-	if (link[0] != '/')	/* pipe:[N], socket:[N], anon_inode:... */
-		return;
-	if (!fd_info(pid, fd, &flags, &mnt_id) || hangs(&s->ids, mnt_id))
-		return;
-	if (stat(path, &st))
-		return;
-	if (S_ISCHR(st.st_mode) &&
-	    st.st_rdev == makedev(FUSE_DEV_MAJOR, FUSE_DEV_MINOR)) {
+	rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+	if (S_ISCHR(sx.stx_mode) &&
+	    rdev == makedev(FUSE_DEV_MAJOR, FUSE_DEV_MINOR)) {
 		pf->has_fuse = 1;
 		return;
 	}
-	match = S_ISREG(st.st_mode) && st.st_dev == s->m->dev &&
-		st.st_ino == s->m->ino;
-	if (match)
+	if (S_ISREG(sx.stx_mode) && sx.stx_ino == s->m->ino &&
+	    makedev(sx.stx_dev_major, sx.stx_dev_minor) == s->m->dev)
 		pf->holds_file = 1;
-	else if (!S_ISBLK(st.st_mode) || !is_rdev(s, st.st_rdev))
+	else if (!S_ISBLK(sx.stx_mode) || !is_rdev(s, rdev))
 		return;
-	if ((flags & O_ACCMODE) != O_RDONLY && !pf->writes) {
-		pf->writes = 1;
-		snprintf(pf->what, sizeof(pf->what), "%s", link);
-	}
+	if (pf->writes || !fd_flags(pid, fd, &flags) ||
+	    (flags & O_ACCMODE) == O_RDONLY)
+		return;
+	pf->writes = 1;
+	n = readlink(path, pf->what, sizeof(pf->what) - 1);
+	pf->what[n > 0 ? n : 0] = '\0';
 }
 
 /* @pid's parent, or -1. */
@@ -352,15 +289,11 @@ static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
 errcode_t open_paths_scan(struct e2trim *t, const struct hold_bytes *m,
 			  const dev_t *rdevs, unsigned int nrdevs)
 {
-	struct scan s = { m, rdevs, nrdevs, { NULL, 0, 0, m->dev }, getpid() };
+	struct scan s = { m, rdevs, nrdevs, getpid() };
 	struct dirent *de;
 	errcode_t ret = 0;
 	DIR *dir;
 
-	if (each_mount(note_hang, &s.ids)) {
-		free(s.ids.hang);
-		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
-	}
 	dir = opendir("/proc");
 	while (dir && !ret && (de = readdir(dir))) {
 		pid_t pid = (pid_t)atoi(de->d_name);
@@ -370,7 +303,6 @@ errcode_t open_paths_scan(struct e2trim *t, const struct hold_bytes *m,
 	}
 	if (dir)
 		closedir(dir);
-	free(s.ids.hang);
 	return ret;
 }
 
