@@ -95,7 +95,7 @@ static int each_mount(mnt_fn fn, void *ctx)
 
 /* One process's findings. */
 struct proc_find {
-	int holds_file, has_fuse, writes;
+	int holds_file, has_fuse, writes, writes_dev;
 	char what[PATH_MAX];	/* what the writer holds */
 };
 
@@ -167,6 +167,7 @@ static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
 	    (flags & O_ACCMODE) == O_RDONLY)
 		return;
 	pf->writes = 1;
+	pf->writes_dev = S_ISBLK(sx.stx_mode);
 	n = readlink(path, pf->what, sizeof(pf->what) - 1);
 	pf->what[n > 0 ? n : 0] = '\0';
 }
@@ -259,26 +260,51 @@ static errcode_t refuse_fuse(struct e2trim *t, pid_t pid, const char *comm)
 			"pid %d: unmount its mount first", comm, (int)pid);
 }
 
+/* What @pid holds of the bytes. */
+static void find_in_proc(const struct scan *s, pid_t pid,
+			 struct proc_find *pf)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+
+	memset(pf, 0, sizeof(*pf));
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			look_at_fd(s, pid, de->d_name, pf);
+	closedir(dir);
+}
+
+/*
+ * A losetup -f elsewhere opens the device LOOP_CTL_GET_FREE named
+ * read-write, and if another took it meanwhile (ours), closes it and
+ * tries the next: for a moment it "writes" a loop device over the bytes.
+ * A writer of a loop device is believed once it still holds it 20 ms
+ * later; one that came and went in between is the witness's to see.
+ */
+#define LOSETUP_RACE_US 20000
+
 /* One process: 0, or its refusal. */
 static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
 			      pid_t pid)
 {
-	struct proc_find pf = { 0, 0, 0, "" };
-	char path[64], comm[64];
-	struct dirent *de;
-	DIR *dir;
+	struct proc_find pf;
+	char comm[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			look_at_fd(s, pid, de->d_name, &pf);
-	closedir(dir);
+	find_in_proc(s, pid, &pf);
 	if ((!pf.writes && !(pf.holds_file && pf.has_fuse)) ||
 	    parent_of(pid) == s->self)
 		return 0;
+	if (pf.writes_dev && !(pf.holds_file && pf.has_fuse)) {
+		usleep(LOSETUP_RACE_US);
+		find_in_proc(s, pid, &pf);
+		if (!pf.writes)
+			return 0;
+	}
 	comm_of(pid, comm, sizeof(comm));
 	if (pf.holds_file && pf.has_fuse)
 		return refuse_fuse(t, pid, comm);
