@@ -76,6 +76,10 @@ static errcode_t path_loop(struct e2trim *t, void *ctx, const char *name)
 		return lib_fail(t, E2TRIM_ERR_LOOP_BUSY, "its bytes are also "
 				"%s, which is %s", path, use);
 	err = hold_loop(t, NULL, name);
+	if (err == E2TRIM_ERR_LOOP_BUSY)
+		return lib_fail(t, err, "its bytes are also %s, which another "
+				"program opened exclusively (a mount, mkfs, "
+				"e2fsck, fuse2fs)", path);
 	if (!err && p->nrdevs < sizeof(p->rdevs) / sizeof(p->rdevs[0]))
 		p->rdevs[p->nrdevs++] = st.st_rdev;
 	return err;

@@ -15,9 +15,10 @@
  * Resolving that name would need the daemon's working directory, which
  * is "/" once libfuse sent it to the background (fuse_daemonize()
  * chdir()s).  What does not depend on names: the daemon keeps the image
- * open for the whole mount beside /dev/fuse.  A process holding both is
- * a FUSE server of the file, read-write or not; its mount is the FUSE
- * mount whose source is one of the daemon's arguments (as typed, both).
+ * open for the whole mount beside /dev/fuse.  A process holding both
+ * (the file, or a loop device over it: fuse2fs on /dev/loopN) is a FUSE
+ * server of the bytes, read-write or not; its mount is the FUSE mount
+ * whose source is one of the daemon's arguments (as typed, both).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -95,7 +96,7 @@ static int each_mount(mnt_fn fn, void *ctx)
 
 /* One process's findings. */
 struct proc_find {
-	int holds_file, has_fuse, writes, writes_dev;
+	int holds_path, has_fuse, writes, writes_dev;
 	char what[PATH_MAX];	/* what the writer holds */
 };
 
@@ -158,11 +159,11 @@ static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
 		pf->has_fuse = 1;
 		return;
 	}
-	if (S_ISREG(sx.stx_mode) && sx.stx_ino == s->m->ino &&
-	    makedev(sx.stx_dev_major, sx.stx_dev_minor) == s->m->dev)
-		pf->holds_file = 1;
-	else if (!S_ISBLK(sx.stx_mode) || !is_rdev(s, rdev))
+	if (!(S_ISREG(sx.stx_mode) && sx.stx_ino == s->m->ino &&
+	      makedev(sx.stx_dev_major, sx.stx_dev_minor) == s->m->dev) &&
+	    !(S_ISBLK(sx.stx_mode) && is_rdev(s, rdev)))
 		return;
+	pf->holds_path = 1;
 	if (pf->writes || !fd_flags(pid, fd, &flags) ||
 	    (flags & O_ACCMODE) == O_RDONLY)
 		return;
@@ -296,17 +297,17 @@ static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
 	char comm[64];
 
 	find_in_proc(s, pid, &pf);
-	if ((!pf.writes && !(pf.holds_file && pf.has_fuse)) ||
+	if ((!pf.writes && !(pf.holds_path && pf.has_fuse)) ||
 	    parent_of(pid) == s->self)
 		return 0;
-	if (pf.writes_dev && !(pf.holds_file && pf.has_fuse)) {
+	if (pf.writes_dev && !(pf.holds_path && pf.has_fuse)) {
 		usleep(LOSETUP_RACE_US);
 		find_in_proc(s, pid, &pf);
 		if (!pf.writes)
 			return 0;
 	}
 	comm_of(pid, comm, sizeof(comm));
-	if (pf.holds_file && pf.has_fuse)
+	if (pf.holds_path && pf.has_fuse)
 		return refuse_fuse(t, pid, comm);
 	return lib_fail(t, E2TRIM_ERR_BUSY, "%s is open for writing by %s, "
 			"pid %d", pf.what, comm, (int)pid);
