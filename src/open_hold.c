@@ -6,11 +6,12 @@
  * An image file can be put to use behind e2trim's back in three ways: a
  * loop device (losetup, mount -o loop), a VM or NBD server that opens it
  * (qemu's image locks), and a plain program writing to it.  The first is
- * held from open (every loop device over the file claimed O_EXCL) and
- * looked for again before the first discard and between batches: a loop
- * device attached later cannot be stopped, only seen.  The second is
- * refused at open and then kept out by e2trim's own qemu locks
- * (image_lock.c).  Nothing can see or stop the third.
+ * held from open (every loop device over the file's bytes claimed O_EXCL
+ * by open_paths.c, found here by inode) and looked for again before the
+ * first discard and between batches: a loop device attached later cannot
+ * be stopped, only seen.  The second is refused at open and then kept out
+ * by e2trim's own qemu locks (image_lock.c).  The third is seen only while
+ * it holds the file open (open_paths_scan.c), never stopped.
  */
 #include <dirent.h>
 #include <errno.h>
