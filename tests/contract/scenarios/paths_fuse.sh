@@ -18,7 +18,9 @@ w_na() {
 }
 fuse_mount() {
 	(cd "$(dirname "$FILE")" && fuse2fs "$(basename "$FILE")" "$T/mnt" -o offset="$OFF_RAW") \
-		>"$T/writer.err" 2>&1
+		>"$T/writer.err" 2>&1 || return 1
+	# a case that fails leaves no mount behind (cleanup)
+	MOUNTS+=("$T/mnt")
 }
 w_upfront() { fuse_mount || fail "fuse2fs before the run: $(cat "$T/writer.err")"; }
 w_no_stages() { :; }

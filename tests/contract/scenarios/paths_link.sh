@@ -19,6 +19,7 @@ link_loop() {
 w_upfront() {
 	link_loop
 	mount -t ext4 "$L3" "$T/mnt" || fail "mount $L3 before the run"
+	MOUNTS+=("$T/mnt")
 }
 w_before() { link_loop; }
 w_write() { mount_patch "$1" "$L3"; }

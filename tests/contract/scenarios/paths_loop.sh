@@ -12,6 +12,7 @@ w_no_stages() { :; }
 w_upfront() {
 	L2=$(loop_attach "$FILE" -o "$OFF_RAW")
 	mount -t ext4 "$L2" "$T/mnt" || fail "mount $L2 before the run"
+	MOUNTS+=("$T/mnt")
 }
 w_before() { L2=$(loop_attach "$FILE" -o "$OFF_RAW"); }
 w_write() { mount_patch "$1" "$L2"; }
