@@ -54,12 +54,12 @@ DRACUTDIR ?= /usr/lib/dracut/modules.d
 DEB_PKGS = libext2fs-dev comerr-dev libcmocka-dev liburing-dev libblkid-dev \
 	   e2fsprogs pkg-config \
 	   util-linux fdisk shellcheck groff-base busybox python3 xz-utils \
-	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin \
+	   dosfstools zerofree qemu-utils gzip libnbd-dev nbdkit libnbd-bin fuse2fs \
 	   abigail-tools \
 	   xfsprogs systemd man-db clang
 DEB_TOOLS = mke2fs debugfs dumpe2fs e2fsck losetup sfdisk shellcheck groff busybox \
 	    python3 xz mkfs.fat zerofree qemu-img gzip qemu-nbd nbdkit nbdinfo \
-	    mkfs.xfs systemd-analyze man setpriv clang abidiff abidw nbdfuse
+	    mkfs.xfs systemd-analyze man setpriv clang abidiff abidw nbdfuse fuse2fs
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -118,6 +118,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
 		verify_imap.c verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
+	    src/open_paths_scan.c src/open_paths.c \
 	    src/open_chain.c src/open_mmp.c src/open_data_file.c \
 	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \
 	    src/journal_check.c src/check_desc.c src/check.c src/apply.c

@@ -18,6 +18,7 @@
 #include "e2trim_int.h"
 #include "open.h"
 #include "open_hold.h"
+#include "open_paths.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "target.h"
@@ -51,6 +52,7 @@ errcode_t e2trim_new(struct e2trim **out)
 		return E2TRIM_ERR_NO_MEMORY;
 	t->fd = -1;
 	t->image_fd = -1;
+	t->backing_fd = -1;
 	t->range.len_bytes = UINT64_MAX;
 	lib_reset_result(t);
 	*out = t;
@@ -106,7 +108,8 @@ errcode_t e2trim_verify(struct e2trim *t)
 	err = verify_free_space(t, &src, &t->geo);
 	if (!err)
 		t->verified = 1;
-	return err;
+	/* what a writer since open leaves is in use, not damage */
+	return open_paths_in_use_first(t, err);
 }
 
 /* FITRIM's rules: the range must start inside and span a whole block. */
@@ -179,6 +182,8 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 	/* a loop device attached since open: stop before the next discard */
 	if (!w->target->dryrun) {
 		w->refused = recheck_loop_devices_now_and_then(w->t);
+		if (!w->refused)
+			w->refused = open_paths_recheck_now_and_then(w->t);
 		if (w->refused)
 			return 1;
 	}
@@ -546,6 +551,9 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	 */
 	if (!err && !tg.dryrun)
 		err = recheck_loop_devices(t);
+	/* and a program that opened its bytes for writing, a FUSE mount */
+	if (!err && !tg.dryrun)
+		err = open_paths_recheck(t);
 	if (err) {
 		target_close(&tg);
 		return err;

@@ -12,6 +12,7 @@
 #include "check_desc.h"
 #include "e2trim_int.h"
 #include "journal_check.h"
+#include "open_paths.h"
 #include "walk.h"
 
 /* The image or device must hold every block the filesystem claims. */
@@ -160,5 +161,6 @@ errcode_t e2trim_check(struct e2trim *t)
 		err = open_bitmap(t);
 	if (!err)
 		t->checked = 1;
-	return err;
+	/* what a writer since open leaves is in use, not damage */
+	return open_paths_in_use_first(t, err);
 }

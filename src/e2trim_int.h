@@ -71,12 +71,19 @@ struct e2trim {
 	uint64_t cluster_bytes;		/* the image's, 0: unknown */
 	int loop_fds[MAX_LOOP_HOLDS];	/* loop devices over the image, held */
 	int nloops;
-	dev_t file_dev;			/* the image file, as at open: for */
-	ino_t file_ino;			/* the loop devices' second look */
+	dev_t file_dev;			/* the file the bytes live in (the */
+	ino_t file_ino;			/* image, a loop device's backing */
+	uint64_t file_start_bytes;	/* file), and the target's bytes in */
+	uint64_t file_end_bytes;	/* it: for every path to them */
+	dev_t self_loop;		/* the target, a loop device over it */
+	int backing_fd;			/* a loop target's backing file, with
+					   qemu's locks (open_paths.c) */
 	unsigned int file_known : 1,
 		     nbd_reopen : 1;	/* a VM image opened read-only, to be
 					   reopened for writing to trim */
 	long long loops_checked_ns;	/* when they were last looked for */
+	long long paths_next_ns;	/* when the processes are looked at
+					   again (open_paths.c) */
 	struct plan_geometry geo;
 	struct plan_range range;	/* validated by e2trim_set_range() */
 	unsigned int checked : 1,	/* e2trim_check() passed */

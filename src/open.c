@@ -28,6 +28,7 @@
 #include "open_hold.h"
 #include "open_mmp.h"
 #include "open_nbd.h"
+#include "open_paths.h"
 #include "open_rbd.h"
 #include "image_rbd.h"
 #include "rbd_io.h"
@@ -160,7 +161,9 @@ static errcode_t open_device(struct e2trim *t)
 		t->res.allocated_before_bytes = (uint64_t)st.st_blocks * 512;
 		t->res.allocated_after_bytes = t->res.allocated_before_bytes;
 		t->res.allocated_known = 1;
-		return hold_loop_devices(t, &st);
+		/* its loop devices are held once its bytes are known */
+		open_paths_file(t, &st);
+		return 0;
 	}
 	if (ioctl(t->fd, BLKGETSIZE64, &t->size_bytes))
 		return lib_fail_cause(t, E2TRIM_ERR_DEVICE_SIZE, errno, NULL);
@@ -350,8 +353,12 @@ static void reset_for_open(struct e2trim *t)
 	t->bound_what[0] = '\0';
 	t->cluster_bytes = 0;
 	t->file_known = 0;
+	t->file_start_bytes = 0;
+	t->file_end_bytes = 0;
+	t->self_loop = 0;
 	t->nbd_reopen = 0;
 	t->loops_checked_ns = 0;
+	t->paths_next_ns = 0;
 	t->nforced = 0;
 	t->nwarnings = 0;
 	t->range = (struct plan_range){ 0, UINT64_MAX, 0 };
@@ -395,6 +402,9 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 	/* a loop device at an offset: its file's table bounds it too */
 	if (!err && !t->opt.partition)
 		err = open_bound_loop(t);
+	/* every other path to those bytes, before any gate reads them */
+	if (!err && !t->rbd_io && !nbd_is_uri(path))
+		err = open_paths_hold(t);
 	t->res.is_blkdev = t->is_blkdev;
 	t->res.fs_offset_bytes = t->offset_bytes;
 	t->res.size_bytes = t->size_bytes;
@@ -584,6 +594,7 @@ void open_close(struct e2trim *t)
 	}
 	while (t->nloops > 0)
 		close(t->loop_fds[--t->nloops]);
+	open_paths_close(t);
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;

@@ -6,60 +6,112 @@
  * An image file can be put to use behind e2trim's back in three ways: a
  * loop device (losetup, mount -o loop), a VM or NBD server that opens it
  * (qemu's image locks), and a plain program writing to it.  The first is
- * held from open (every loop device over the file claimed O_EXCL) and
- * looked for again before the first discard and between batches: a loop
- * device attached later cannot be stopped, only seen.  The second is
- * refused at open and then kept out by e2trim's own qemu locks
- * (image_lock.c).  Nothing can see or stop the third.
+ * held from open (every loop device over the file's bytes claimed O_EXCL
+ * by open_paths.c, found here by inode) and looked for again before the
+ * first discard and between batches: a loop device attached later cannot
+ * be stopped, only seen.  The second is refused at open and then kept out
+ * by e2trim's own qemu locks (image_lock.c).  The third is seen only while
+ * it holds the file open (open_paths_scan.c), never stopped.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/loop.h>
 
 #include "e2trim_int.h"
 #include "image_lock.h"
 #include "open_hold.h"
 #include "sysfs.h"
 
-typedef errcode_t (*loop_fn)(struct e2trim *t, void *ctx, const char *name);
-
 /*
- * Each loop device whose backing file is (@st's dev, ino): @fn(@t,
- * @ctx, name), until one returns nonzero.
+ * The loop device @name is over @m's bytes: its backing file's device and
+ * inode as LOOP_GET_STATUS64 gives them (sysfs' backing_file is only a
+ * name: "... (deleted)" once that link is removed, another name for the
+ * same file may remain), its offset range meeting [start, end).  Without
+ * a /dev node (a container) the sysfs name is all there is.
  */
-static errcode_t each_loop(struct e2trim *t, const struct stat *st,
-			   loop_fn fn, void *ctx)
+static int loop_matches(const char *name, const struct hold_bytes *m)
 {
-	char path[PATH_MAX], backing[PATH_MAX];
+	char path[PATH_MAX], num[32];
+	struct loop_info64 li;
+	unsigned int maj, min;
+	struct stat st;
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	if (sysfs_read_line(path, num, sizeof(num)) ||
+	    sscanf(num, "%u:%u", &maj, &min) != 2 ||
+	    (m->self && makedev(maj, min) == m->self))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name);
+	if (sysfs_read_line(path, num, sizeof(num)) == ENOENT)
+		return 0;	/* not attached */
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || st.st_rdev != makedev(maj, min)) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(path, sizeof(path),
+			 "/sys/block/%s/loop/backing_file", name);
+		return !sysfs_read_line(path, path, sizeof(path)) &&
+		       !stat(path, &st) && st.st_dev == m->dev &&
+		       st.st_ino == m->ino;
+	}
+	/* valgrind cannot see that the ioctl fills @li */
+	memset(&li, 0, sizeof(li));
+	ok = !ioctl(fd, LOOP_GET_STATUS64, &li);
+	close(fd);
+	return ok && (dev_t)li.lo_device == m->dev && li.lo_inode == m->ino &&
+	       li.lo_offset < m->end_bytes &&
+	       (!li.lo_sizelimit ||
+		li.lo_offset + li.lo_sizelimit > m->start_bytes);
+}
+
+errcode_t hold_each_loop(struct e2trim *t, const struct hold_bytes *m,
+			 hold_loop_fn fn, void *ctx)
+{
 	struct dirent *de;
-	struct stat bst;
 	DIR *dir;
 	errcode_t ret = 0;
 
 	dir = opendir("/sys/block");
 	if (!dir)
 		return 0;
-	while (!ret && (de = readdir(dir))) {
-		if (strncmp(de->d_name, "loop", 4))
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
-			 de->d_name);
-		if (sysfs_read_line(path, backing, sizeof(backing)) ||
-		    stat(backing, &bst) || bst.st_dev != st->st_dev ||
-		    bst.st_ino != st->st_ino)
-			continue;
-		ret = fn(t, ctx, de->d_name);
-	}
+	while (!ret && (de = readdir(dir)))
+		if (!strncmp(de->d_name, "loop", 4) &&
+		    loop_matches(de->d_name, m))
+			ret = fn(t, ctx, de->d_name);
 	closedir(dir);
 	return ret;
+}
+
+/* The whole of file @st, as no target. */
+static void whole_file(struct hold_bytes *m, const struct stat *st)
+{
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->start_bytes = 0;
+	m->end_bytes = UINT64_MAX;
+	m->self = 0;
+}
+
+void hold_bytes_of(const struct e2trim *t, struct hold_bytes *m)
+{
+	m->dev = t->file_dev;
+	m->ino = t->file_ino;
+	m->start_bytes = t->file_start_bytes;
+	m->end_bytes = t->file_end_bytes;
+	m->self = t->self_loop;
 }
 
 struct loop_name {
@@ -79,8 +131,10 @@ static errcode_t note_loop(struct e2trim *t, void *ctx, const char *name)
 int loop_over_file(const struct stat *st, char *name, size_t len)
 {
 	struct loop_name n = { name, len };
+	struct hold_bytes m;
 
-	return each_loop(NULL, st, note_loop, &n) != 0;
+	whole_file(&m, st);
+	return hold_each_loop(NULL, &m, note_loop, &n) != 0;
 }
 
 /*
@@ -117,7 +171,7 @@ errcode_t open_swap_refusal(struct e2trim *t, const char *dev)
  * moment.  Claim every such loop device with O_EXCL for the whole run: if
  * one is already claimed (mounted, or held by another tool), refuse.
  */
-static errcode_t hold_loop(struct e2trim *t, void *ctx, const char *name)
+errcode_t hold_loop(struct e2trim *t, void *ctx, const char *name)
 {
 	char path[PATH_MAX];
 
@@ -152,14 +206,6 @@ errcode_t hold_mount_check(const char *path, int *flags, char *mtpt,
 	err = ext2fs_check_mount_point(path, flags, mtpt, (int)len);
 	pthread_mutex_unlock(&mount_check_lock);
 	return err;
-}
-
-errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st)
-{
-	t->file_dev = st->st_dev;
-	t->file_ino = st->st_ino;
-	t->file_known = 1;
-	return each_loop(t, st, hold_loop, NULL);
 }
 
 /* A loop device over the file that is not one of those held at open. */
@@ -197,14 +243,13 @@ static long long now_ns(void)
 
 errcode_t recheck_loop_devices(struct e2trim *t)
 {
-	struct stat st = { 0 };
+	struct hold_bytes m;
 
 	if (!t->file_known)
 		return 0;
 	t->loops_checked_ns = now_ns();
-	st.st_dev = t->file_dev;
-	st.st_ino = t->file_ino;
-	return each_loop(t, &st, loop_is_held, NULL);
+	hold_bytes_of(t, &m);
+	return hold_each_loop(t, &m, loop_is_held, NULL);
 }
 
 errcode_t recheck_loop_devices_now_and_then(struct e2trim *t)

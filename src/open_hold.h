@@ -6,15 +6,42 @@
 #ifndef E2TRIM_OPEN_HOLD_H
 #define E2TRIM_OPEN_HOLD_H
 
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "e2trim_int.h"
 
 /*
- * Claim (O_EXCL) every loop device over the image file @st for the run,
- * and remember the file; refuse (10) if one is in use.
+ * Bytes of a file, as a loop device over them is found: the file's dev
+ * and inode, [start, end) of its bytes, and a loop device that is the
+ * target itself (not "another path"; 0: none).
  */
-errcode_t hold_loop_devices(struct e2trim *t, const struct stat *st);
+struct hold_bytes {
+	dev_t dev;
+	ino_t ino;
+	uint64_t start_bytes, end_bytes;
+	dev_t self;
+};
+
+/* The bytes the handle's target lives in (t->file_*). */
+void hold_bytes_of(const struct e2trim *t, struct hold_bytes *m);
+
+typedef errcode_t (*hold_loop_fn)(struct e2trim *t, void *ctx,
+				  const char *name);
+
+/*
+ * Each loop device over @m (by LOOP_GET_STATUS64's device and inode, any
+ * name, deleted or not; its offset range meeting @m's): @fn(@t, @ctx,
+ * "loopN"), until one returns nonzero, which is returned.
+ */
+errcode_t hold_each_loop(struct e2trim *t, const struct hold_bytes *m,
+			 hold_loop_fn fn, void *ctx);
+
+/*
+ * Claim loop device @name (O_EXCL) for the run, into t->loop_fds; refuse
+ * (10) if it is claimed already (mounted, held, swap).  A hold_loop_fn.
+ */
+errcode_t hold_loop(struct e2trim *t, void *ctx, const char *name);
 
 /* Refuse @dev, swap space (10), naming swapoff. */
 errcode_t open_swap_refusal(struct e2trim *t, const char *dev);

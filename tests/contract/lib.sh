@@ -37,6 +37,10 @@
 #                    refused, "read": VICTIM is only read (a backing
 #                    file), the run may go on; made by the kind
 #   kind_teardown    what cleanup() does not know about (RBD images)
+#   kind_bytes       (a kind whose bytes live in a file of this machine)
+#                    "FILE OFFSET": that file and where the filesystem
+#                    starts in it, OFFSET "-" when not raw there (qcow2);
+#                    the paths_* scenarios (paths_lib.sh) write through it
 # shellcheck source-path=SCRIPTDIR/.. source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 

@@ -21,5 +21,6 @@ kind_copy() { cp --sparse=always "$IMG" "$1"; }
 kind_write() { qemu_io_patch "$1" 0 raw "$IMG"; }
 kind_state() { file_state "$IMG"; }
 kind_alloc() { alloc_bytes "$IMG"; }
+kind_bytes() { echo "$IMG 0"; }
 kind_left() { data_in "$IMG" 0 "$1"; }
 kind_held() { locks_on "$IMG"; servers_of; }

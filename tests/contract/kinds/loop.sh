@@ -32,6 +32,7 @@ kind_copy() {
 kind_write() { mount_patch "$1" "$DEV"; }
 kind_state() { file_state "$IMG"; losetup -n -O NAME,SIZELIMIT,OFFSET,RO "$DEV"; }
 kind_alloc() { alloc_bytes "$IMG"; }
+kind_bytes() { echo "$IMG 0"; }
 # a block device keeps no map e2trim could ask: every run discards all
 kind_left() { echo -; }
 kind_held() { locks_on "$IMG" "$DEV"; servers_of; }

@@ -20,6 +20,7 @@ kind_copy() { disk_copy "$1"; }
 kind_write() { mount_patch "$1" "$DEV"; }
 kind_state() { file_state "$IMG"; losetup -n -O NAME,SIZELIMIT,OFFSET,RO "$DEV"; }
 kind_alloc() { alloc_bytes "$IMG"; }
+kind_bytes() { echo "$IMG $OFF"; }
 kind_left() { echo -; }
 kind_held() { locks_on "$IMG" "$DEV"; servers_of; }
 kind_teardown_target() { losetup -d "$DEV"; }

@@ -23,5 +23,6 @@ kind_copy() { disk_copy "$1"; }
 kind_write() { qemu_io_patch "$1" "$OFF" raw "$IMG"; }
 kind_state() { file_state "$IMG"; }
 kind_alloc() { alloc_bytes "$IMG"; }
+kind_bytes() { echo "$IMG $OFF"; }
 kind_left() { data_in "$IMG" "$OFF" "$1"; }
 kind_held() { locks_on "$IMG"; servers_of; }

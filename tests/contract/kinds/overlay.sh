@@ -21,6 +21,7 @@ kind_copy() { qemu-img convert -f qcow2 -O raw "$IMG" "$1"; }
 kind_write() { qemu_io_patch "$1" 0 qcow2 "$IMG"; }
 kind_state() { file_state "$IMG" "$BASE"; }
 kind_alloc() { alloc_bytes "$IMG"; }
+kind_bytes() { echo "$IMG -"; }
 kind_left() { qcow2_left "$IMG" "$1"; }
 kind_held() { locks_on "$IMG" "$BASE"; servers_of; }
 # its backing file pointed at another user's raw image (only read: a

@@ -9,7 +9,11 @@
 # shellcheck source=rbd_lib.sh
 . "$CX/kinds/rbd_lib.sh"
 
-kind_na() { :; }
+kind_na() {
+	case $1 in
+	paths_*) echo "an RBD image's bytes live in RADOS objects, not in a file of this machine: its other paths (other clients) are librbd's lock and watchers, the RBD side of issue 41" ;;
+	esac
+}
 clone_of() {	# SRC NAME [SIZE]
 	rbd_import "$1" "$2-p"
 	r snap create --no-progress "$POOL/$2-p@s" >/dev/null || fail "rbd snap create"

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * open_paths_scan.c - the processes and mounts that reach a file's bytes
+ *
+ * As fuser does: every process's /proc/PID/fd, each descriptor matched
+ * by the file's device and inode (a regular file) or by its device
+ * number (a loop device over the file), and a writer told by
+ * /proc/PID/fdinfo's flags, read only for a descriptor that matched (one
+ * statx() per descriptor, else).  A process this one may not look into
+ * (another user namespace, no CAP_SYS_PTRACE) is not seen: as for fuser.
+ *
+ * FUSE: fuse2fs (e2fsprogs' FUSE driver) reads and writes the image file
+ * itself, with no loop device and no lock, and mountinfo lists its mount
+ * as "fuse.ext4" with the source as it was typed, often a relative name.
+ * Resolving that name would need the daemon's working directory, which
+ * is "/" once libfuse sent it to the background (fuse_daemonize()
+ * chdir()s).  What does not depend on names: the daemon keeps the image
+ * open for the whole mount beside /dev/fuse.  A process holding both
+ * (the file, or a loop device over it: fuse2fs on /dev/loopN) is a FUSE
+ * server of the bytes, read-write or not; its mount is the FUSE mount
+ * whose source is one of the daemon's arguments (as typed, both).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "open_paths_scan.h"
+#include "sysfs.h"
+
+/* /dev/fuse is char 10:229 (Documentation/admin-guide/devices.txt) */
+#define FUSE_DEV_MAJOR 10
+#define FUSE_DEV_MINOR 229
+
+/* One line of /proc/self/mountinfo, split in place. */
+struct mnt_line {
+	int id;
+	dev_t dev;
+	const char *dir, *type, *src;
+};
+
+/*
+ * "ID PARENT MAJ:MIN ROOT DIR OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER";
+ * 0 if @line is not one (proc(5)).
+ */
+static int mnt_split(char *line, struct mnt_line *ml)
+{
+	char *f[5], *sep, *save = NULL;
+	unsigned int maj, min;
+	int i;
+
+	sep = strstr(line, " - ");
+	if (!sep)
+		return 0;
+	*sep = '\0';
+	for (i = 0; i < 5; i++) {
+		f[i] = strtok_r(i ? NULL : line, " ", &save);
+		if (!f[i])
+			return 0;
+	}
+	if (sscanf(f[2], "%u:%u", &maj, &min) != 2)
+		return 0;
+	ml->id = atoi(f[0]);
+	ml->dev = makedev(maj, min);
+	ml->dir = f[4];
+	save = NULL;
+	ml->type = strtok_r(sep + 3, " ", &save);
+	ml->src = ml->type ? strtok_r(NULL, " \n", &save) : NULL;
+	return ml->type && ml->src;
+}
+
+typedef int (*mnt_fn)(const struct mnt_line *ml, void *ctx);
+
+/* Each mount, until @fn returns nonzero (returned). */
+static int each_mount(mnt_fn fn, void *ctx)
+{
+	char line[3 * PATH_MAX];
+	struct mnt_line ml;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int ret = 0;
+
+	while (f && !ret && fgets(line, sizeof(line), f))
+		if (mnt_split(line, &ml))
+			ret = fn(&ml, ctx);
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* One process's findings. */
+struct proc_find {
+	int holds_path, has_fuse, writes, writes_dev;
+	char what[PATH_MAX];	/* what the writer holds */
+};
+
+struct scan {
+	const struct hold_bytes *m;
+	const dev_t *rdevs;
+	unsigned int nrdevs;
+	pid_t self;
+};
+
+/* fdinfo's "flags:" (octal); 0 if unreadable. */
+static int fd_flags(pid_t pid, const char *fd, int *flags)
+{
+	char path[320], line[128];
+	FILE *f;
+	int got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", (int)pid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!got && fgets(line, sizeof(line), f))
+		got = sscanf(line, "flags: %o", (unsigned int *)flags) == 1;
+	fclose(f);
+	return got;
+}
+
+static int is_rdev(const struct scan *s, dev_t rdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nrdevs; i++)
+		if (s->rdevs[i] == rdev)
+			return 1;
+	return 0;
+}
+
+/*
+ * Descriptor @fd of @pid: the file, one of the devices, /dev/fuse?
+ * statx() with AT_STATX_DONT_SYNC: FUSE and NFS answer from the
+ * attributes they have, asking no server (one that hangs would hang a
+ * plain stat()); the device and inode never change anyway.
+ */
+static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
+		       struct proc_find *pf)
+{
+	char path[320];
+	struct statx sx;
+	dev_t rdev;
+	int flags = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, fd);
+	if (statx(AT_FDCWD, path, AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_INO, &sx))
+		return;
+	rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+	if (S_ISCHR(sx.stx_mode) &&
+	    rdev == makedev(FUSE_DEV_MAJOR, FUSE_DEV_MINOR)) {
+		pf->has_fuse = 1;
+		return;
+	}
+	if (!(S_ISREG(sx.stx_mode) && sx.stx_ino == s->m->ino &&
+	      makedev(sx.stx_dev_major, sx.stx_dev_minor) == s->m->dev) &&
+	    !(S_ISBLK(sx.stx_mode) && is_rdev(s, rdev)))
+		return;
+	pf->holds_path = 1;
+	if (pf->writes || !fd_flags(pid, fd, &flags) ||
+	    (flags & O_ACCMODE) == O_RDONLY)
+		return;
+	pf->writes = 1;
+	pf->writes_dev = S_ISBLK(sx.stx_mode);
+	n = readlink(path, pf->what, sizeof(pf->what) - 1);
+	pf->what[n > 0 ? n : 0] = '\0';
+}
+
+/* @pid's parent, or -1. */
+/* conventions: a pid, or -1 for none */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* "PID (COMM) STATE PPID": COMM may hold spaces and ')' */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+static void comm_of(pid_t pid, char *name, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (sysfs_read_line(path, name, len))
+		snprintf(name, len, "?");
+}
+
+/* The arguments of @pid, NUL-separated in @buf; their length. */
+static size_t args_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+struct fuse_find {
+	const char *args;
+	size_t nargs;
+	char dir[PATH_MAX], type[64];
+};
+
+static int has_arg(const struct fuse_find *ff, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < ff->nargs; i += strlen(ff->args + i) + 1)
+		if (!strcmp(ff->args + i, word))
+			return 1;
+	return 0;
+}
+
+/* A FUSE mount whose source the daemon was given: the last one wins. */
+static int note_fuse_mount(const struct mnt_line *ml, void *ctx)
+{
+	struct fuse_find *ff = ctx;
+
+	if (!strncmp(ml->type, "fuse", 4) && has_arg(ff, ml->src)) {
+		snprintf(ff->dir, sizeof(ff->dir), "%s", ml->dir);
+		snprintf(ff->type, sizeof(ff->type), "%s", ml->type);
+	}
+	return 0;
+}
+
+static errcode_t refuse_fuse(struct e2trim *t, pid_t pid, const char *comm)
+{
+	char args[4096];
+	struct fuse_find ff = { args, 0, "", "" };
+
+	ff.nargs = args_of(pid, args, sizeof(args));
+	each_mount(note_fuse_mount, &ff);
+	if (*ff.dir)
+		return lib_fail(t, E2TRIM_ERR_BUSY, "mounted through FUSE "
+				"(%s) on %s by %s, pid %d: umount %s first",
+				ff.type, ff.dir, comm, (int)pid, ff.dir);
+	return lib_fail(t, E2TRIM_ERR_BUSY, "served through FUSE by %s, "
+			"pid %d: unmount its mount first", comm, (int)pid);
+}
+
+/* What @pid holds of the bytes. */
+static void find_in_proc(const struct scan *s, pid_t pid,
+			 struct proc_find *pf)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+
+	memset(pf, 0, sizeof(*pf));
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			look_at_fd(s, pid, de->d_name, pf);
+	closedir(dir);
+}
+
+/*
+ * A losetup -f elsewhere opens the device LOOP_CTL_GET_FREE named
+ * read-write, and if another took it meanwhile (ours), closes it and
+ * tries the next: for a moment it "writes" a loop device over the bytes.
+ * A writer of a loop device is believed once it still holds it 20 ms
+ * later; one that came and went in between is the witness's to see.
+ */
+#define LOSETUP_RACE_US 20000
+
+/* One process: 0, or its refusal. */
+static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
+			      pid_t pid)
+{
+	struct proc_find pf;
+	char comm[64];
+
+	find_in_proc(s, pid, &pf);
+	if ((!pf.writes && !(pf.holds_path && pf.has_fuse)) ||
+	    parent_of(pid) == s->self)
+		return 0;
+	if (pf.writes_dev && !(pf.holds_path && pf.has_fuse)) {
+		usleep(LOSETUP_RACE_US);
+		find_in_proc(s, pid, &pf);
+		if (!pf.writes)
+			return 0;
+	}
+	comm_of(pid, comm, sizeof(comm));
+	if (pf.holds_path && pf.has_fuse)
+		return refuse_fuse(t, pid, comm);
+	return lib_fail(t, E2TRIM_ERR_BUSY, "%s is open for writing by %s, "
+			"pid %d", pf.what, comm, (int)pid);
+}
+
+errcode_t open_paths_scan(struct e2trim *t, const struct hold_bytes *m,
+			  const dev_t *rdevs, unsigned int nrdevs)
+{
+	struct scan s = { m, rdevs, nrdevs, getpid() };
+	struct dirent *de;
+	errcode_t ret = 0;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	while (dir && !ret && (de = readdir(dir))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (isdigit((unsigned char)de->d_name[0]) && pid != s.self)
+			ret = look_at_proc(t, &s, pid);
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
+}
+
+struct dev_mount {
+	dev_t dev;
+	char *dir;
+	size_t len;
+};
+
+static int note_dev_mount(const struct mnt_line *ml, void *ctx)
+{
+	struct dev_mount *dm = ctx;
+
+	if (ml->dev != dm->dev)
+		return 0;
+	snprintf(dm->dir, dm->len, "%s", ml->dir);
+	return 1;
+}
+
+int open_paths_device_use(dev_t rdev, const char *name, char *use,
+			  size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dev_mount dm = { rdev, dir, sizeof(dir) };
+	struct dirent *de;
+	DIR *holders;
+	int found = 0;
+
+	if (each_mount(note_dev_mount, &dm)) {
+		snprintf(use, len, "mounted on %s", dir);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/holders", name);
+	holders = opendir(path);
+	while (holders && !found && (de = readdir(holders)))
+		if (de->d_name[0] != '.') {
+			snprintf(use, len, "under /dev/%s (device-mapper, md)",
+				 de->d_name);
+			found = 1;
+		}
+	if (holders)
+		closedir(holders);
+	return found;
+}
