@@ -117,7 +117,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
 		verify_imap.c verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
-	    src/open_chain.c src/open_mmp.c \
+	    src/open_chain.c src/open_mmp.c src/open_witness.c \
 	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \
 	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
 ERR_C := $(B)/e2trim_err.c

@@ -20,6 +20,7 @@
 #include "open_hold.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
+#include "open_witness.h"
 #include "target.h"
 #include "verify.h"
 
@@ -179,6 +180,9 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 	/* a loop device attached since open: stop before the next discard */
 	if (!w->target->dryrun) {
 		w->refused = recheck_loop_devices_now_and_then(w->t);
+		/* a writer that came and went since the last look: its trace */
+		if (!w->refused)
+			w->refused = witness_look_now_and_then(w->t);
 		if (w->refused)
 			return 1;
 	}
@@ -546,6 +550,9 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	 */
 	if (!err && !tg.dryrun)
 		err = recheck_loop_devices(t);
+	/* ... or came and went: the bytes the plan rests on, read again */
+	if (!err && !tg.dryrun)
+		err = witness_look(t);
 	if (err) {
 		target_close(&tg);
 		return err;

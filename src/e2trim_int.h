@@ -77,6 +77,8 @@ struct e2trim {
 		     nbd_reopen : 1;	/* a VM image opened read-only, to be
 					   reopened for writing to trim */
 	long long loops_checked_ns;	/* when they were last looked for */
+	struct open_witness *witness;	/* what the plan rests on, as read:
+					   open_witness.c */
 	struct plan_geometry geo;
 	struct plan_range range;	/* validated by e2trim_set_range() */
 	unsigned int checked : 1,	/* e2trim_check() passed */

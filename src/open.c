@@ -27,6 +27,7 @@
 #include "open.h"
 #include "open_hold.h"
 #include "open_mmp.h"
+#include "open_witness.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
 #include "image_rbd.h"
@@ -458,6 +459,9 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 		err = open_stale_zero(t);
 	if (!err)
 		err = open_fs(t);
+	/* what the plan will rest on, copied as libext2fs read it */
+	if (!err && !t->opt.dryrun)
+		err = witness_take(t);
 	if (!err) {
 		fill_geometry(t);
 		return 0;
@@ -576,6 +580,7 @@ void open_close(struct e2trim *t)
 				  EXT2_FLAG_IB_DIRTY);
 		ext2fs_close_free(&t->fs);
 	}
+	witness_free(t);
 	while (t->nloops > 0)
 		close(t->loop_fds[--t->nloops]);
 	if (t->fd >= 0)
