@@ -102,10 +102,10 @@ DEPFLAGS = -MMD -MP
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/run_cmd_many.c \
-	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/errors.c src/fix.c src/options.c \
+	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/test_pause.c src/errors.c src/fix.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c) \
-	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
+	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c nbd_server.c \
 		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
 		image_rbd.c rbd_io.c rbd_readahead.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \

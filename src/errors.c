@@ -102,6 +102,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_NO_LIBRBD,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_RBD_OPEN,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_CHANGED,		E2TRIM_EXIT_IMAGE_LOCKED, 0 },
+	{ E2TRIM_ERR_RENAMED,		E2TRIM_EXIT_IMAGE_LOCKED, 0 },
 };
 
 /*
@@ -159,6 +160,9 @@ static const struct caller_fix {
 	  "find what wrote it (a loop device or a mount through another "
 	  "path, e2fsck, a VM), let it finish, then open it on a new handle "
 	  "and call e2trim_apply() again" },
+	{ E2TRIM_ERR_RENAMED,
+	  "find what changes the name, let it finish, then open it on a new "
+	  "handle; or give a name no one else can change" },
 };
 
 static const struct code_exit *lookup(errcode_t code)
