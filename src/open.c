@@ -438,6 +438,12 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 		err = check_not_mounted(t);
 		if (!err)
 			err = open_device(t);
+		/*
+		 * a test may re-point the name here, before libext2fs or
+		 * qemu-nbd opens it (E2TRIM_TEST_PAUSE=opened:)
+		 */
+		if (!err)
+			test_pause_point("opened", t->path);
 		if (!err)
 			err = open_image_format(t);
 		/*
@@ -516,9 +522,6 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 	/* a superblock at 0 beside a table: which one is stale? */
 	if (!err && !t->opt.partition && !t->opt.offset_bytes)
 		err = open_stale_zero(t);
-	/* a test may re-point the name here (E2TRIM_TEST_PAUSE=opened:) */
-	if (!err)
-		test_pause_point("opened", t->path);
 	if (!err)
 		err = open_fs(t);
 	/* what the plan will rest on, copied as libext2fs read it */

@@ -4,8 +4,8 @@
  *
  * The command's pause points (src/cli/test_hooks.c) ride on progress
  * reports; a point inside e2trim_open() has none.  "opened" holds a
- * target between e2trim's own open of the name and libext2fs's open of
- * the same object, so that a test can re-point the name there (issue
+ * target between e2trim's own open of the name and the next open of the
+ * same object (libext2fs's, or qemu-nbd's of a VM image), so that a test can re-point the name there (issue
  * 41.3) and see that no later open follows it.  The handshake is the
  * command's: "<point> <name>\n" into the FIFO, one byte back from
  * <FIFO>.go.  Only a test sets the variable.
