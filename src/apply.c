@@ -107,7 +107,8 @@ errcode_t e2trim_verify(struct e2trim *t)
 	err = verify_free_space(t, &src, &t->geo);
 	if (!err)
 		t->verified = 1;
-	return err;
+	/* what verification found wrong may be another writer's doing */
+	return witness_explains(t, err);
 }
 
 /* FITRIM's rules: the range must start inside and span a whole block. */

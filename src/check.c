@@ -11,6 +11,7 @@
 
 #include "check_desc.h"
 #include "e2trim_int.h"
+#include "open_witness.h"
 #include "journal_check.h"
 #include "walk.h"
 
@@ -160,5 +161,6 @@ errcode_t e2trim_check(struct e2trim *t)
 		err = open_bitmap(t);
 	if (!err)
 		t->checked = 1;
-	return err;
+	/* a refusal because another writer came meanwhile says so (26) */
+	return witness_explains(t, err);
 }

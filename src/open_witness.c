@@ -278,27 +278,54 @@ errcode_t witness_take(struct e2trim *t)
 	return same_as_libext2fs(t, w);
 }
 
-errcode_t witness_look(struct e2trim *t)
+/*
+ * Read again and compare: 0 and *@r the first range that changed (NULL:
+ * none), or the read's error.  Nothing recorded in the handle.
+ */
+static errcode_t look(struct e2trim *t, const struct witness_range **r,
+		      uint64_t *at)
 {
 	struct open_witness *w = t->witness;
+	unsigned char *now = malloc(w->total);
+	errcode_t err;
+
+	*r = NULL;
+	if (!now)
+		return ENOMEM;
+	err = read_all(t, w, now);
+	if (!err)
+		*r = differs(w, w->copy, now, at);
+	free(now);
+	return err;
+}
+
+errcode_t witness_look(struct e2trim *t)
+{
 	const struct witness_range *r;
-	unsigned char *now;
 	uint64_t at = 0;
 	errcode_t err;
 
-	if (!w)
+	if (!t->witness)
 		return 0;
-	now = malloc(w->total);
-	if (!now)
+	err = look(t, &r, &at);
+	if (err == ENOMEM)
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
-	err = read_all(t, w, now);
-	r = err ? NULL : differs(w, w->copy, now, &at);
-	free(now);
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_SCAN, err,
 				      "while reading the superblock and "
 				      "group descriptors again");
 	return r ? changed(t, r, at, "since e2trim read it") : 0;
+}
+
+errcode_t witness_explains(struct e2trim *t, errcode_t err)
+{
+	const struct witness_range *r;
+	uint64_t at = 0;
+
+	if (!err || err == E2TRIM_ERR_INTERRUPTED || !t->witness ||
+	    look(t, &r, &at) || !r)
+		return err;
+	return changed(t, r, at, "since e2trim read it");
 }
 
 errcode_t witness_look_now_and_then(struct e2trim *t)

@@ -26,6 +26,15 @@ errcode_t witness_take(struct e2trim *t);
 errcode_t witness_look(struct e2trim *t);
 errcode_t witness_look_now_and_then(struct e2trim *t);
 
+/*
+ * @err, a check's or the verification's refusal, or 26 when the witness
+ * shows another writer came since open: a bitmap whose checksum no longer
+ * matches, an inode that points into free space, are then its doing, not
+ * damage, and the fix is not e2fsck.  @err itself when nothing changed
+ * (its particulars kept), when it is 0 or a stop.
+ */
+errcode_t witness_explains(struct e2trim *t, errcode_t err);
+
 void witness_free(struct e2trim *t);
 
 #endif /* E2TRIM_OPEN_WITNESS_H */
