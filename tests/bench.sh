@@ -163,7 +163,7 @@ PY
 # E2TRIM_TIME_WITNESS's line
 witness_cost() {
 	local w
-	w=$(sed -n 's/^e2trim: witness reads: //p' "$dir/out")
+	w=$(sed -n 's/^[^ ]*: witness reads: //p' "$dir/out")
 	[ -z "$w" ] || echo "  witness reads: $w (last run)"
 }
 

@@ -6,10 +6,11 @@
 # Held at pause points by the test hooks (FIFO handshakes, no timing):
 # "opened" (between e2trim's own open and libext2fs's or qemu-nbd's) and
 # verifying@start (after them, before the writable qemu-nbd of a VM
-# image).  Oracles: B's bytes (sha256 of the whole image) unchanged; A's
+# image) and fsck@start (--fsck: e2fsck running on the name, the trim's
+# open after it).  Oracles: B's bytes (sha256 of the whole image) unchanged; A's
 # files (debugfs dump) intact, e2fsck -fn clean; a VM image's server
 # re-opened on another file refused with 26.  Cases: an image file, a
-# loop device, --zero-fill on ramfs, a qcow2 at both points.  Needs root.
+# loop device, --fsck, --zero-fill on ramfs, a qcow2 at both points.  Needs root.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -48,6 +49,21 @@ assert_eq "$(sha256sum <"$T/b.img")" "$b" "B's bytes (image file)"
 [ "$(alloc_bytes "$T/a.img")" -lt "$alloc" ] || fail "A was not trimmed"
 kept "$T/a.img" "image file"
 note "image file: re-pointed after the open, A trimmed by its own plan, B unchanged"
+
+# -- --fsck: e2fsck checks the name, the trim opens it after; re-pointed
+# while e2fsck runs, the trim would go to a file e2fsck never checked
+two_images "$T"
+ln -sfn a.img "$T/link.img"
+a=$(sha256sum <"$T/a.img")
+b=$(sha256sum <"$T/b.img")
+PAUSE_STAGE=fsck@start pause_e2trim --fsck -v "$T/link.img"
+ln -sfn b.img "$T/link.img"
+resume_e2trim
+assert_rc 26 "--fsck, re-pointed while e2fsck ran"
+assert_grep "another file or device after e2fsck checked it" "$ERR" "26's message (--fsck)"
+assert_eq "$(sha256sum <"$T/b.img")" "$b" "B's bytes (--fsck)"
+assert_eq "$(sha256sum <"$T/a.img")" "$a" "A's bytes (--fsck: checked, clean, not trimmed)"
+note "--fsck: re-pointed while e2fsck ran: 26, both images unchanged"
 
 # -- a loop device, re-pointed to another loop device
 two_images "$T"
