@@ -69,6 +69,7 @@ struct open_witness {
 	uint64_t align;		/* of reads through @fd (1: none) */
 	struct witness_range r[WITNESS_MAX_RANGES];
 	unsigned int n;
+	unsigned int spilled : 1;	/* more ranges than r[] holds */
 	unsigned char *copy;	/* the bytes of every range, in order */
 	unsigned char *buf;	/* aligned: one range read again */
 	uint64_t buf_len;
@@ -99,6 +100,7 @@ static void add_blocks(struct e2trim *t, struct open_witness *w,
 	}
 	if (w->n == WITNESS_MAX_RANGES) {
 		/* meta_bg scatters them: the rest in the last range's name */
+		w->spilled = 1;
 		last->len = start + count * bs - last->start;
 		return;
 	}
@@ -247,6 +249,38 @@ static errcode_t same_as_libext2fs(struct e2trim *t, struct open_witness *w)
 	return 0;
 }
 
+/*
+ * The copy as libext2fs holds it, where it holds the bytes as read
+ * (little-endian hosts): the superblock, then the descriptor blocks in
+ * order, which is the order of the ranges; the MMP block (not kept by
+ * libext2fs) read now.  This spares a second read of the descriptors
+ * (7.5 MiB on a 15 TiB filesystem), and the first look then compares the
+ * device with the very bytes the plan was made from.  0 when it cannot.
+ */
+static int from_libext2fs(struct e2trim *t, struct open_witness *w,
+			  errcode_t *err)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t desc = (uint64_t)t->fs->desc_blocks * t->fs->blocksize;
+	uint64_t off = SUPERBLOCK_SIZE + desc;
+
+	if (w->spilled || w->total < off)
+		return 0;
+	memcpy(w->copy, t->fs->super, SUPERBLOCK_SIZE);
+	memcpy(w->copy + SUPERBLOCK_SIZE, t->fs->group_desc, desc);
+	*err = 0;
+	if (w->total > off)	/* the MMP block, the last range */
+		*err = read_range(w, &w->r[w->n - 1], w->copy + off);
+	w->last_ns = mono_ns();
+	return 1;
+#else
+	(void)t;
+	(void)w;
+	(void)err;
+	return 0;
+#endif
+}
+
 errcode_t witness_take(struct e2trim *t)
 {
 	struct open_witness *w;
@@ -269,6 +303,9 @@ errcode_t witness_take(struct e2trim *t)
 		w->copy = malloc(w->total);
 	if (!err && !w->copy)
 		err = ENOMEM;
+	if (!err && from_libext2fs(t, w, &err))
+		return err ? lib_fail_cause(t, E2TRIM_ERR_OPEN_FS, err,
+					    "while reading the MMP block") : 0;
 	if (!err)
 		err = read_all(t, w, w->copy);
 	if (err)
