@@ -102,11 +102,11 @@ DEPFLAGS = -MMD -MP
 FAMILIES := partition nbd target verify
 LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 	    src/run_cmd_many.c \
-	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/errors.c src/fix.c src/options.c \
+	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/test_pause.c src/errors.c src/fix.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c \
 		partition_sigs.c) \
-	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
+	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c nbd_server.c \
 		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
 		image_rbd.c rbd_io.c rbd_readahead.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
@@ -119,7 +119,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 		verify_imap.c verify.c) \
 	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
 	    src/open_paths_scan.c src/open_paths.c \
-	    src/open_chain.c src/open_mmp.c src/open_data_file.c \
+	    src/open_chain.c src/open_mmp.c src/open_data_file.c src/open_witness.c \
 	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \
 	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
 ERR_C := $(B)/e2trim_err.c

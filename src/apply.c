@@ -21,6 +21,7 @@
 #include "open_paths.h"
 #include "open_nbd.h"
 #include "open_rbd.h"
+#include "open_witness.h"
 #include "target.h"
 #include "verify.h"
 
@@ -108,7 +109,8 @@ errcode_t e2trim_verify(struct e2trim *t)
 	err = verify_free_space(t, &src, &t->geo);
 	if (!err)
 		t->verified = 1;
-	/* what a writer since open leaves is in use, not damage */
+	/* a writer since open: named when still there (10), else its trace (26) */
+	err = witness_explains(t, err);
 	return open_paths_in_use_first(t, err);
 }
 
@@ -184,6 +186,9 @@ static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
 		w->refused = recheck_loop_devices_now_and_then(w->t);
 		if (!w->refused)
 			w->refused = open_paths_recheck_now_and_then(w->t);
+		/* a writer that came and went since the last look: its trace */
+		if (!w->refused)
+			w->refused = witness_look_now_and_then(w->t);
 		if (w->refused)
 			return 1;
 	}
@@ -554,6 +559,9 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	/* and a program that opened its bytes for writing, a FUSE mount */
 	if (!err && !tg.dryrun)
 		err = open_paths_recheck(t);
+	/* ... or came and went: the bytes the plan rests on, read again */
+	if (!err && !tg.dryrun)
+		err = witness_look(t);
 	if (err) {
 		target_close(&tg);
 		return err;

@@ -11,6 +11,7 @@
 
 #include "check_desc.h"
 #include "e2trim_int.h"
+#include "open_witness.h"
 #include "journal_check.h"
 #include "open_paths.h"
 #include "walk.h"
@@ -161,6 +162,8 @@ errcode_t e2trim_check(struct e2trim *t)
 		err = open_bitmap(t);
 	if (!err)
 		t->checked = 1;
-	/* what a writer since open leaves is in use, not damage */
+	/* a refusal because another writer came meanwhile says so (26),
+	 * and one still there is named (10) */
+	err = witness_explains(t, err);
 	return open_paths_in_use_first(t, err);
 }

@@ -50,6 +50,13 @@ struct e2trim {
 	uint64_t offset_bytes;		/* where the filesystem starts */
 	char io_options[40];		/* "offset=N" for libext2fs, or empty */
 	/*
+	 * "/proc/self/fd/N" of @fd: the name every later open (libext2fs,
+	 * its MMP reads, ramfs_io.c) is given, so that it reaches the object
+	 * opened, whatever the name leads to by then; empty without /proc
+	 * (open.c compares the name's object after libext2fs's open).
+	 */
+	char fd_name[32];
+	/*
 	 * What bounds @size_bytes below the device or image's end, in
 	 * words for the message when the filesystem claims more
 	 * ("partition 1 of the dos table"); empty: the end itself.
@@ -84,6 +91,8 @@ struct e2trim {
 	long long loops_checked_ns;	/* when they were last looked for */
 	long long paths_next_ns;	/* when the processes are looked at
 					   again (open_paths.c) */
+	struct open_witness *witness;	/* what the plan rests on, as read:
+					   open_witness.c */
 	struct plan_geometry geo;
 	struct plan_range range;	/* validated by e2trim_set_range() */
 	unsigned int checked : 1,	/* e2trim_check() passed */

@@ -102,6 +102,8 @@ static const struct code_exit {
 	{ E2TRIM_ERR_NO_LIBRBD,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_RBD_OPEN,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_SIGNATURE,		E2TRIM_EXIT_PARTITION, DETAIL_LEADS },
+	{ E2TRIM_ERR_CHANGED,		E2TRIM_EXIT_IMAGE_LOCKED, 0 },
+	{ E2TRIM_ERR_RENAMED,		E2TRIM_EXIT_IMAGE_LOCKED, 0 },
 };
 
 /*
@@ -155,6 +157,13 @@ static const struct caller_fix {
 	{ E2TRIM_ERR_IMAGE_LOCKED,
 	  "shut down the VM or the program that has it (qemu-nbd, "
 	  "qemu-storage-daemon, an RBD client), then open it again" },
+	{ E2TRIM_ERR_CHANGED,
+	  "find what wrote it (a loop device or a mount through another "
+	  "path, e2fsck, a VM), let it finish, then open it on a new handle "
+	  "and call e2trim_apply() again" },
+	{ E2TRIM_ERR_RENAMED,
+	  "find what changes the name, let it finish, then open it on a new "
+	  "handle; or give a name no one else can change" },
 };
 
 static const struct code_exit *lookup(errcode_t code)

@@ -27,6 +27,7 @@
 #include "open.h"
 #include "open_hold.h"
 #include "open_mmp.h"
+#include "open_witness.h"
 #include "open_nbd.h"
 #include "open_paths.h"
 #include "open_rbd.h"
@@ -35,6 +36,7 @@
 #include "open_table.h"
 #include "partition.h"
 #include "ramfs_io.h"
+#include "test_pause.h"
 
 /*
  * A directory given as the target: most likely the mount point of the
@@ -120,6 +122,53 @@ static errcode_t can_punch(struct e2trim *t)
 	return E2TRIM_ERR_DISCARD_UNSUPPORTED;
 }
 
+/*
+ * The name is resolved once (issue 41.3): the descriptor opened on it is
+ * the target from here on, and every later open reaches that object
+ * through /proc/self/fd/N, never the name again.  @st, what stat() said
+ * of the name just before the open, must be what was opened; a symlink
+ * re-pointed (or a file renamed over it) in between is refused with 26,
+ * as a target that changed under e2trim.  @st becomes fstat()'s.
+ */
+static errcode_t same_object(struct e2trim *t, struct stat *st)
+{
+	struct stat fst;
+
+	if (fstat(t->fd, &fst))
+		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno, "cannot stat");
+	if (fst.st_dev != st->st_dev || fst.st_ino != st->st_ino ||
+	    (fst.st_mode & S_IFMT) != (st->st_mode & S_IFMT) ||
+	    fst.st_rdev != st->st_rdev)
+		return lib_fail(t, E2TRIM_ERR_RENAMED, "the name led to "
+				"another file or device at the open than a "
+				"moment before");
+	*st = fst;
+	snprintf(t->fd_name, sizeof(t->fd_name), "/proc/self/fd/%d", t->fd);
+	/* without /proc, the name, compared again after libext2fs's open */
+	if (access(t->fd_name, F_OK))
+		t->fd_name[0] = '\0';
+	return 0;
+}
+
+/*
+ * libext2fs opened by name (no /proc): the name must still lead to the
+ * descriptor's object.  A narrow window stays (a name re-pointed away
+ * and back between the open and this look): mount /proc to close it.
+ */
+static errcode_t same_object_again(struct e2trim *t)
+{
+	struct stat a, b;
+
+	if (t->fd < 0 || t->fd_name[0] || t->nbd || t->rbd_io)
+		return 0;
+	if (stat(t->path, &a) || fstat(t->fd, &b) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino || a.st_rdev != b.st_rdev)
+		return lib_fail(t, E2TRIM_ERR_RENAMED, "the name led "
+				"libext2fs to another file or device than the "
+				"one e2trim opened");
+	return 0;
+}
+
 static errcode_t open_device(struct e2trim *t)
 {
 	int mode = t->opt.dryrun ? O_RDONLY : O_RDWR;
@@ -143,6 +192,10 @@ static errcode_t open_device(struct e2trim *t)
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno,
 				      t->opt.dryrun ? "cannot open" :
 				      "cannot open for writing");
+	/* what was opened, not what the name said a moment before */
+	err = same_object(t, &st);
+	if (err)
+		return err;
 
 	err = can_write(t);
 	if (err)
@@ -180,7 +233,10 @@ static const char *fs_name(const struct e2trim *t)
 {
 	if (t->rbd_io)
 		return rbd_io_name(t->rbd_io);
-	return t->nbd ? t->nbd->name : t->path;
+	if (t->nbd)
+		return t->nbd->name;
+	/* the object e2trim opened, not whatever the name leads to now */
+	return t->fd_name[0] ? t->fd_name : t->path;
 }
 
 static io_manager fs_io(const struct e2trim *t)
@@ -272,6 +328,9 @@ static errcode_t open_fs(struct e2trim *t)
 			return E2TRIM_ERR_WHOLE_DISK;
 		return open_error(t, err);
 	}
+	err = same_object_again(t);
+	if (err)
+		return err;
 	/*
 	 * A bitmap libext2fs builds for us is sparse unless its caller says
 	 * otherwise (verify.c picks a bitarray for small filesystems): a
@@ -350,6 +409,7 @@ static void reset_for_open(struct e2trim *t)
 	t->size_bytes = 0;
 	t->offset_bytes = 0;
 	t->io_options[0] = '\0';
+	t->fd_name[0] = '\0';
 	t->bound_what[0] = '\0';
 	t->cluster_bytes = 0;
 	t->file_known = 0;
@@ -385,6 +445,12 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 		err = check_not_mounted(t);
 		if (!err)
 			err = open_device(t);
+		/*
+		 * a test may re-point the name here, before libext2fs or
+		 * qemu-nbd opens it (E2TRIM_TEST_PAUSE=opened:)
+		 */
+		if (!err)
+			test_pause_point("opened", t->path);
 		if (!err)
 			err = open_image_format(t);
 		/*
@@ -471,6 +537,9 @@ errcode_t e2trim_open(struct e2trim *t, const char *path)
 		err = open_foreign_sigs(t);
 	if (!err)
 		err = open_fs(t);
+	/* what the plan will rest on, copied as libext2fs read it */
+	if (!err && !t->opt.dryrun)
+		err = witness_take(t);
 	if (!err) {
 		fill_geometry(t);
 		return 0;
@@ -592,6 +661,7 @@ void open_close(struct e2trim *t)
 				  EXT2_FLAG_IB_DIRTY);
 		ext2fs_close_free(&t->fs);
 	}
+	witness_free(t);
 	while (t->nloops > 0)
 		close(t->loop_fds[--t->nloops]);
 	open_paths_close(t);

@@ -22,6 +22,7 @@
 #include "image_lock.h"
 #include "image_qcow2.h"
 #include "nbd_io.h"
+#include "nbd_server.h"
 #include "open_chain.h"
 #include "open_data_file.h"
 #include "open_nbd.h"
@@ -254,6 +255,28 @@ static int have_qemu_nbd(void)
 	return 0;
 }
 
+/*
+ * qemu-nbd opened the image by its name (from its folder: relative
+ * backing and data file names resolve as qemu resolves them), so the
+ * name is not resolved once here: the server must hold the very file
+ * e2trim opened (its descriptor, @t->image_fd), else the name was
+ * re-pointed between the two opens and the plan would be made from, or
+ * carried out on, another image (26, issue 41.3).  Where the server
+ * cannot be found (no /proc) nothing is said.
+ */
+static errcode_t server_is_ours(struct e2trim *t)
+{
+	struct stat st;
+	int held = 0;
+
+	if (t->image_fd < 0 || fstat(t->image_fd, &st) ||
+	    nbd_server_holds(t->nbd, st.st_dev, st.st_ino, &held) || held)
+		return 0;
+	return lib_fail(t, E2TRIM_ERR_RENAMED, "qemu-nbd, started on the "
+			"name, has another file open than the one e2trim "
+			"opened: the name was re-pointed in between");
+}
+
 /* qemu-nbd did not start: a format qemu does not know, or no qemu-nbd. */
 static errcode_t start_failed(struct e2trim *t, const char *fmt,
 			      const char *why)
@@ -323,6 +346,9 @@ errcode_t open_image_format(struct e2trim *t)
 		return start_failed(t, fmt, why);
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	err = server_is_ours(t);
+	if (err)
+		return err;
 	/*
 	 * measured with qemu 7.2: only qcow2 (and raw) free trimmed space;
 	 * said once qemu has opened it, so never for a format it does not know
@@ -374,6 +400,9 @@ errcode_t open_nbd_writable(struct e2trim *t)
 				   why, sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
+	err = server_is_ours(t);
+	if (err)
+		return err;
 	/*
 	 * Between the two servers nobody held qemu's lock: a VM that
 	 * mounted the filesystem meanwhile left its mark in the superblock.

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -283,9 +284,48 @@ static errcode_t fsck_check(const struct cli_control *ctl, const char *target)
 			  fsck_describe(code, what, sizeof(what)));
 }
 
+/*
+ * What @path (an image, a device, "image?offset=N") leads to now: 0 and
+ * @st, or -1 when it cannot be told (an NBD URI, an RBD spec).
+ */
+static int name_stat(const char *path, struct stat *st)
+{
+	char plain[PATH_MAX];
+	const char *q = strchr(path, '?');
+
+	if (!stat(path, st))
+		return 0;
+	if (!q || (size_t)(q - path) >= sizeof(plain))
+		return -1;
+	snprintf(plain, sizeof(plain), "%.*s", (int)(q - path), path);
+	return stat(plain, st) ? -1 : 0;
+}
+
+/*
+ * e2fsck checks the target by its name, and the trim opens it afresh
+ * after: the name must lead to the same file or device at both ends of
+ * the check, or e2fsck checked (and repaired) another one than e2trim is
+ * about to trim (issue 41.3: refused with 26).
+ */
+static errcode_t same_after_fsck(const struct cli_control *ctl,
+				 int known, const struct stat *before)
+{
+	struct stat now;
+
+	if (!known || (!name_stat(ctl->path, &now) &&
+		       now.st_dev == before->st_dev &&
+		       now.st_ino == before->st_ino &&
+		       now.st_rdev == before->st_rdev))
+		return 0;
+	return fsck_fails(ctl->device, E2TRIM_ERR_RENAMED, "the name led to "
+			  "another file or device after e2fsck checked it");
+}
+
 errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 {
 	struct fsck_target ft;
+	struct stat before;
+	int known = !name_stat(ctl->path, &before);
 	errcode_t err;
 
 	fsck_target_init(&ft);
@@ -297,5 +337,7 @@ errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 	if (fsck_target_release(&ft) && !err)
 		err = fsck_fails(ctl->device, E2TRIM_ERR_FSCK_FAILED,
 				 "what e2fsck checked could not be released");
+	if (!err)
+		err = same_after_fsck(ctl, known, &before);
 	return err;
 }

@@ -41,6 +41,12 @@ struct nbd_conn {
 	pid_t owner_pid;	/* who connected: only it ends the
 				   connection and its server (fork) */
 	/*
+	 * The stderr file of the qemu-nbd e2trim started (nbd_server.c
+	 * finds the server by it), 0 0 for a server of someone else's.
+	 */
+	dev_t err_dev;
+	ino_t err_ino;
+	/*
 	 * Where the image holds data, [start, end) export bytes sorted and
 	 * apart, when its own store tells it finer than block status does
 	 * (RBD: rbd diff's exact extents, where qemu says whole 4 MiB

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <libnbd.h>
 
@@ -250,6 +251,7 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 {
 	char errpath[4096], *dir = NULL, *img = NULL;
 	char *argv[16];
+	struct stat st;
 	enum nbd_open_fail rc;
 	int n = 0;
 
@@ -290,6 +292,10 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	rc = nbd_conn_open_argv(out, argv, why, len);
 	if (rc == NBD_OPEN_FAILED && read_server_stderr(errpath, why, len))
 		rc = NBD_OPEN_LOCKED;
+	if (rc == NBD_OPEN_OK && !stat(errpath, &st)) {
+		(*out)->err_dev = st.st_dev;
+		(*out)->err_ino = st.st_ino;
+	}
 	unlink(errpath);
 	free(dir);
 	free(img);
@@ -325,6 +331,8 @@ enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
 	c->h = n->h;
 	n->h = NULL;
 	c->srv = n->srv;
+	c->err_dev = n->err_dev;
+	c->err_ino = n->err_ino;
 	nbd_conn_close(n);
 	return NBD_OPEN_OK;
 }

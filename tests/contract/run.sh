@@ -19,7 +19,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${E2TRIM:?E2TRIM must name the e2trim binary}"
 export E2TRIM PATH=/usr/sbin:/usr/bin:/sbin:/bin
-SCENARIOS=${CONTRACT_SCENARIOS:-"writer bigger stale names unchanged second signals signature gpt4k paths_loop paths_qemu paths_link paths_fuse paths_proc"}
+SCENARIOS=${CONTRACT_SCENARIOS:-"writer comesgoes repoint bigger stale names unchanged second signals signature gpt4k paths_loop paths_qemu paths_link paths_fuse paths_proc"}
 # every kinds/KIND.sh (not the *_lib.sh they share); "local": those
 # without "# kind-needs: ceph", "ceph": those with
 kinds_of() {

@@ -24,3 +24,5 @@ kind_alloc() { alloc_bytes "$IMG"; }
 kind_bytes() { echo "$IMG 0"; }
 kind_left() { data_in "$IMG" 0 "$1"; }
 kind_held() { locks_on "$IMG"; servers_of; }
+# where the filesystem's bytes lie raw: FILE OFFSET (scenario comesgoes)
+kind_raw_at() { echo "$IMG 0"; }

@@ -37,3 +37,5 @@ kind_bytes() { echo "$IMG 0"; }
 kind_left() { echo -; }
 kind_held() { locks_on "$IMG" "$DEV"; servers_of; }
 kind_teardown_target() { losetup -d "$DEV"; }
+# where the filesystem's bytes lie raw: FILE OFFSET (scenario comesgoes)
+kind_raw_at() { echo "$IMG 0"; }

@@ -11,6 +11,8 @@ kind_na() {
 	paths_*) echo "the server is the operator's and its file, if any, is not known to e2trim: NBD names no file (the writer scenario's documented limit)" ;;
 	names) echo "the URI is the operator's own words; libnbd only reads the files it names (socket, TLS keys)" ;;
 	writer) echo "the server is the operator's: NBD has no lock and no count of clients, so e2trim can neither keep another client out nor see one; a documented limit (README, e2trim(8), src/target/README.md: serve e2trim alone while it trims)" ;;
+	comesgoes) echo "the server is the operator's, and e2trim reads and trims only through it: no host file of the target's is known to e2trim (see writer)" ;;
+	repoint) echo "the target is a URI, not a path: no name is opened twice (libnbd connects once)" ;;
 	esac
 }
 kind_make() {

@@ -26,3 +26,5 @@ kind_alloc() { alloc_bytes "$IMG"; }
 kind_bytes() { echo "$IMG $OFF"; }
 kind_left() { data_in "$IMG" "$OFF" "$1"; }
 kind_held() { locks_on "$IMG"; servers_of; }
+# where the filesystem's bytes lie raw: FILE OFFSET (scenario comesgoes)
+kind_raw_at() { echo "$IMG $OFF"; }
