@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "check.h"
 #include "e2trim_int.h"
 #include "gates.h"
 #include "gates_super.h"
@@ -275,6 +276,15 @@ static errcode_t open_fs(struct e2trim *t)
 	 * bitarray of a 15 TiB filesystem is 500 MB.
 	 */
 	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	/*
+	 * Bounds before state: a filesystem that does not fit its device,
+	 * partition or loop device's bound is refused 17 whatever its state,
+	 * so that no state's fix (e2fsck) is printed for a view that runs
+	 * past the bound, nor one that e2fsck aborts on (check.c).
+	 */
+	err = check_size(t);
+	if (err)
+		return err;
 	/*
 	 * A sequence that is not "clean" means a node holds the filesystem
 	 * or died holding it.  libext2fs would take over a dead node's
