@@ -20,4 +20,11 @@
  */
 errcode_t journal_check(struct e2trim *t);
 
+/*
+ * An external journal device given as the target: E2TRIM_ERR_FEATURE with
+ * what it is (whose journal, by UUID) and what can be done, or 0 when it
+ * is none.
+ */
+errcode_t journal_dev_refusal(struct e2trim *t);
+
 #endif /* E2TRIM_JOURNAL_CHECK_H */

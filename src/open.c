@@ -23,6 +23,7 @@
 #include "check.h"
 #include "e2trim_int.h"
 #include "gates.h"
+#include "journal_check.h"
 #include "gates_super.h"
 #include "nbd_io.h"
 #include "open.h"
@@ -204,6 +205,9 @@ static errcode_t open_error(struct e2trim *t, errcode_t err)
 	case EXT2_ET_UNEXPECTED_BLOCK_SIZE:
 		return lib_fail_cause(t, E2TRIM_ERR_NOT_EXT, err, NULL);
 	case EXT2_ET_UNSUPP_FEATURE:
+		if (journal_dev_refusal(t))
+			return E2TRIM_ERR_FEATURE;
+		/* fall through */
 	case EXT2_ET_RO_UNSUPP_FEATURE:
 		return lib_fail_cause(t, E2TRIM_ERR_FEATURE, err, NULL);
 	case EXT2_ET_MMP_FAILED:
