@@ -336,18 +336,14 @@ out:
 		lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
 		return 0;
 	}
-	lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
 	/*
 	 * Not found, the journal cannot be replayed either (e2fsck stops
-	 * too): the one fix is the device.  Which one, and whether it still
-	 * exists, is for a person.
+	 * too): missing, not "needs recovery"; the one fix is the device.
+	 * Which one, and whether it still exists, is for a person.
 	 */
 	if (missing == 2)
-		lib_fix(t, E2TRIM_ERR_JOURNAL, "attach the journal device "
-			"with that UUID, then run e2trim again (if it is lost "
-			"for good: tune2fs -f -O ^has_journal drops the "
-			"journal and its log, then e2fsck -f)");
-	return E2TRIM_ERR_JOURNAL;
+		return lib_fail(t, E2TRIM_ERR_JOURNAL_MISSING, "%s", why);
+	return lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
 }
 
 /*

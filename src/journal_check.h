@@ -15,7 +15,8 @@
  * refuse what e2fsck would replay or question although needs_recovery is
  * clear.  With --force only warn (e2trim_forced()).  Returns 0,
  * E2TRIM_ERR_JOURNAL (log not empty, journal superblock unreadable or not
- * accepted by e2fsck) or E2TRIM_ERR_NOT_CLEAN (the journal recorded an
+ * accepted by e2fsck), E2TRIM_ERR_JOURNAL_MISSING (an external journal
+ * not found) or E2TRIM_ERR_NOT_CLEAN (the journal recorded an
  * error), the particulars in @t.
  */
 errcode_t journal_check(struct e2trim *t);

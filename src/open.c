@@ -37,10 +37,7 @@
 #include "partition.h"
 #include "ramfs_io.h"
 
-/*
- * A directory given as the target: most likely the mount point of the
- * very filesystem meant (as fstrim takes it), which says what to do.
- */
+/* A directory: most likely the mount point of the filesystem meant. */
 static errcode_t not_a_mount_point(struct e2trim *t)
 {
 	char dir[PATH_MAX], src[PATH_MAX] = "";
@@ -84,11 +81,10 @@ static errcode_t check_not_mounted(struct e2trim *t)
 }
 
 /*
- * What the real run would meet at its first request, asked now, the
- * same for a dry run (which opens read-only) and without changing
- * anything (issue 34).  A block device set read-only (losetup -r,
- * blockdev --setro, a write-protected disk) takes no discard nor write
- * (EPERM).
+ * What the real run would meet at its first request, asked now, the same
+ * for a dry run (which opens read-only), without changing anything (issue
+ * 34).  A read-only block device (losetup -r, blockdev --setro, a
+ * write-protected disk) takes no discard nor write (EPERM).
  */
 static errcode_t can_write(struct e2trim *t)
 {
@@ -140,6 +136,8 @@ static errcode_t open_device(struct e2trim *t)
 	if (t->fd < 0 && errno == EBUSY)
 		return lib_fail(t, E2TRIM_ERR_EXCLUSIVE,
 				"opened exclusively by another program");
+	if (t->fd < 0 && errno == EPERM && hold_attr_refusal(t))
+		return E2TRIM_ERR_OPEN;
 	if (t->fd < 0)
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno,
 				      t->opt.dryrun ? "cannot open" :
@@ -201,6 +199,7 @@ static errcode_t open_error(struct e2trim *t, errcode_t err)
 			return lib_fail(t, E2TRIM_ERR_NOT_EXT, NULL);
 		return lib_fail_cause(t, E2TRIM_ERR_TRUNCATED, err, NULL);
 	case EXT2_ET_BAD_MAGIC:
+		return open_not_ext(t, err);
 	case EXT2_ET_REV_TOO_HIGH:
 	case EXT2_ET_UNEXPECTED_BLOCK_SIZE:
 		return lib_fail_cause(t, E2TRIM_ERR_NOT_EXT, err, NULL);
@@ -332,10 +331,8 @@ static errcode_t open_fs(struct e2trim *t)
 }
 
 /*
- * What open, probe and partitions refuse before they touch the handle:
- * a NULL argument, or a handle that is open already (it stays open, as it
- * was).  The options were checked by their setters.  See the states in
- * e2trim.h.
+ * What open, probe and partitions refuse before they touch the handle: a
+ * NULL argument, or a handle open already (it stays open, as it was).
  */
 static errcode_t open_refused(struct e2trim *t, const char *path)
 {
@@ -343,10 +340,13 @@ static errcode_t open_refused(struct e2trim *t, const char *path)
 		return E2TRIM_ERR_INVALID_ARGUMENT;
 	if (!path)
 		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no path");
-	if (t->path)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened: %s",
-				t->path);
-	return 0;
+	if (!t->path)
+		return 0;
+	lib_fail(t, E2TRIM_ERR_BAD_CALL, "a second open: the handle is already "
+		 "opened on %s", t->path);
+	lib_fix(t, E2TRIM_ERR_BAD_CALL, "a handle is opened once: take a new "
+		"one (e2trim_new()) for each open, a dry run then a real run too");
+	return E2TRIM_ERR_BAD_CALL;
 }
 
 /*
