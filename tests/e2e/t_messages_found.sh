@@ -9,7 +9,10 @@
 #  - --help does not count 20 and 21 among the refusals, and its -q line
 #    names --progress;
 #  - debian/: e2trim Suggests nbdfuse and librbd1, libe2trim-dev ships
-#    src/libe2trim.md.
+#    src/libe2trim.md;
+#  - libe2trim(3) names every member of struct e2trim_result, the two
+#    callback typedefs, and that a handle is opened once; neither man
+#    page says that pkg-config --static alone links the archive.
 # shellcheck source-path=SCRIPTDIR/.. source=lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=fixtures.sh
@@ -52,4 +55,19 @@ grep -A1 -- "-q, --quiet" "$OUT" | grep -q -- "--progress" || { cat "$OUT"; fail
 grep -q '^Suggests:.*nbdfuse' "$TOP/debian/control" || fail "debian/control: e2trim does not Suggest nbdfuse"
 grep -q '^Suggests:.*librbd1' "$TOP/debian/control" || fail "debian/control: e2trim does not Suggest librbd1"
 grep -qx 'src/libe2trim.md' "$TOP/debian/libe2trim-dev.docs" || fail "libe2trim-dev does not ship src/libe2trim.md"
+# libe2trim(3) is enough to write a program from
+man3=$TOP/src/libe2trim.3
+members=$(sed -n '/^struct e2trim_result {/,/^};/p' "$TOP/src/e2trim.h" |
+	sed -n 's/^[[:space:]]*[a-z0-9_]* \([a-z_]*\)\(\[[0-9]*\]\)\{0,1\};.*/\1/p')
+[ "$(echo "$members" | wc -l)" -gt 30 ] || fail "struct e2trim_result's members not read from e2trim.h"
+for m in $members; do
+	grep -q "^\.I[R]* $m\b" "$man3" || fail "libe2trim(3) does not name struct e2trim_result's member $m"
+done
+for ty in e2trim_extent_fn e2trim_progress_fn; do
+	grep -q "typedef.*$ty" "$man3" || fail "libe2trim(3) lacks the typedef of $ty"
+done
+grep -q "handle is opened once" "$man3" || fail "libe2trim(3) does not say a handle is opened once"
+for page in "$man3" "$TOP/src/e2trim.8"; do
+	grep -q "variable=libdir e2trim)/libe2trim.a" "$page" || fail "$page: how to link the archive"
+done
 finish
