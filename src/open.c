@@ -241,16 +241,6 @@ static errcode_t check_mmp_clean(struct e2trim *t)
 	return io ? open_error(t, io) : err;
 }
 
-/* A geometry e2fsck would not check is not one to trim by (16). */
-static errcode_t check_super_constants(struct e2trim *t)
-{
-	char detail[160];
-
-	if (!gates_super_constants(t->fs, detail, sizeof(detail)))
-		return 0;
-	return lib_fail(t, E2TRIM_ERR_SUPER_DAMAGED, "%s", detail);
-}
-
 /*
  * Multi-mount protection.  A real trim takes MMP like e2fsck: libext2fs
  * starts it on a read-write open (it writes only the MMP block) and stops
@@ -286,7 +276,7 @@ static errcode_t open_fs(struct e2trim *t)
 	 * past the bound, nor one that e2fsck aborts on (check.c).
 	 */
 	err = check_size(t);
-	if (err)
+	if (err || t->probing)
 		return err;
 	/*
 	 * A sequence that is not "clean" means a node holds the filesystem
@@ -312,7 +302,7 @@ static errcode_t open_fs(struct e2trim *t)
 		return lib_fail(t, err, NULL);
 	for (i = 0; i < nforced; i++)
 		lib_forced(t, forced[i], NULL);
-	err = check_super_constants(t);
+	err = gates_super_check(t);
 	if (err)
 		return err;
 	if (!ext2fs_has_feature_mmp(t->fs->super) || t->opt.dryrun)
@@ -507,6 +497,13 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 	    !t->rbd_io && (!t->nbd || strcmp(t->res.image_format, "nbd")) &&
 	    open_whole_disk(t))
 		err = E2TRIM_ERR_WHOLE_DISK;
+	/* bounds first: no e2fsck past a partition's end (?offset= too) */
+	if (!err && !t->nbd && !t->rbd_io) {
+		t->probing = 1;
+		if (open_fs(t) == E2TRIM_ERR_TRUNCATED)
+			err = E2TRIM_ERR_TRUNCATED;
+		t->probing = 0;
+	}
 	/* e2fsck reads devices and raw images only, never through NBD */
 	if (!err && (t->nbd || t->rbd_io))
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "
