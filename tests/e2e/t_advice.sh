@@ -140,6 +140,22 @@ run_e2trim --fsck -p 1 "$T/big.img"
 assert_rc 17 "outgrown, e2trim --fsck -p 1"
 assert_eq "$(p2_sum)" "$p2" "outgrown, --fsck -p 1: partition 2's bytes"
 advice_row 17 "--fsck -p 1" outgrown "person: $GROW" 17
+# ... and where e2trim --fsck has no loop device (not root) and would
+# give e2fsck "?offset=", which nothing bounds: the probe checks the
+# bounds itself, and e2fsck is not run at all (main ran it past the
+# partition's end before saying 17)
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$T"
+	cp "$T/big.img" "$T/big-nobody.img"
+	chmod 666 "$T/big-nobody.img"
+	RC=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$E2TRIM" -v --fsck -p 1 "$T/big-nobody.img" \
+		>"$T/out" 2>"$T/err" || RC=$?
+	ERR=$T/err
+	assert_rc 17 "outgrown, e2trim --fsck -p 1 without loop devices (not root)"
+	! grep -q "running" "$ERR" || { cat "$ERR"; fail "outgrown, --fsck -p 1 not root: e2fsck ran on an unbounded view"; }
+	advice_row 17 "--fsck -p 1, not root" outgrown "person: $GROW" 17
+fi
 if [ "$(id -u)" = 0 ]; then
 	loop=$(losetup -f --show -o 1048576 "$T/big.img") || fail "losetup -o"
 	advise outgrown "loop -o" 17 - "$GROW" "$loop"
