@@ -9,6 +9,7 @@
  */
 #include <ext2fs/ext2fs.h>
 
+#include "check.h"
 #include "check_desc.h"
 #include "e2trim_int.h"
 #include "open_witness.h"
@@ -16,8 +17,14 @@
 #include "open_paths.h"
 #include "walk.h"
 
-/* The image or device must hold every block the filesystem claims. */
-static errcode_t check_size(struct e2trim *t)
+/*
+ * The image or device must hold every block the filesystem claims.  open.c
+ * asks this first, before MMP and the state gates: a fix for a state
+ * (e2fsck -fy) printed for a filesystem that outgrows its partition runs
+ * e2fsck past the partition's end, into the next one (issue 42), and on
+ * an image too short e2fsck aborts and the same fix is printed again.
+ */
+errcode_t check_size(struct e2trim *t)
 {
 	uint64_t need = ext2fs_blocks_count(t->fs->super) *
 			(uint64_t)t->fs->blocksize;
@@ -151,11 +158,11 @@ errcode_t e2trim_check(struct e2trim *t)
 		return lib_fail(t, E2TRIM_ERR_BAD_CALL, NULL);
 	if (t->checked)
 		return 0;
-	/* the superblock's own gates ran in open_fs(), before MMP */
-	err = check_size(t);
-	/* the journal inode is found through the descriptors: them first */
-	if (!err)
-		err = check_descriptors(t);
+	/*
+	 * the size and the superblock's own gates ran in open_fs(), before
+	 * MMP; the journal inode is found through the descriptors: them first
+	 */
+	err = check_descriptors(t);
 	if (!err)
 		err = journal_check(t);
 	if (!err)

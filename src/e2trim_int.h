@@ -96,7 +96,9 @@ struct e2trim {
 	struct plan_geometry geo;
 	struct plan_range range;	/* validated by e2trim_set_range() */
 	unsigned int checked : 1,	/* e2trim_check() passed */
-		     verified : 1;	/* e2trim_verify() passed */
+		     verified : 1,	/* e2trim_verify() passed */
+		     probing : 1;	/* e2trim_probe(): open_fs() stops
+					   after the bounds */
 	errcode_t forced[MAX_FORCED];	/* gates --force let pass */
 	char forced_detail[MAX_FORCED][160];
 	unsigned int nforced;

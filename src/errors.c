@@ -34,7 +34,8 @@ static const struct code_exit {
 	int flags;
 } code_exits[] = {
 	/* CODE_EXIT_TABLE: the lint test reads the exit codes from here */
-	{ E2TRIM_ERR_BAD_CALL,		E2TRIM_EXIT_ERROR, 0 },
+	/* a misuse on an open handle says which (open.c, options.c) */
+	{ E2TRIM_ERR_BAD_CALL,		E2TRIM_EXIT_ERROR, DETAIL_LEADS },
 	{ E2TRIM_ERR_NO_MEMORY,		E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_MOUNT_CHECK,	E2TRIM_EXIT_ERROR, 0 },
 	{ E2TRIM_ERR_MOUNTED,		E2TRIM_EXIT_IN_USE, 0 },
@@ -104,6 +105,7 @@ static const struct code_exit {
 	{ E2TRIM_ERR_SIGNATURE,		E2TRIM_EXIT_PARTITION, DETAIL_LEADS },
 	{ E2TRIM_ERR_CHANGED,		E2TRIM_EXIT_IMAGE_LOCKED, 0 },
 	{ E2TRIM_ERR_RENAMED,		E2TRIM_EXIT_IMAGE_LOCKED, 0 },
+	{ E2TRIM_ERR_JOURNAL_MISSING,	E2TRIM_EXIT_JOURNAL, 0 },
 };
 
 /*
@@ -126,6 +128,10 @@ static const struct caller_fix {
 	{ E2TRIM_ERR_NO_PARTITION,
 	  "check the number given to e2trim_set_partition() (1 is the first, "
 	  "as in /dev/sda1; e2trim_partitions() lists them)" },
+	{ E2TRIM_ERR_JOURNAL_MISSING,
+	  "attach the journal device with that UUID, then open the "
+	  "filesystem again (if it is lost for good: tune2fs -f -O "
+	  "^has_journal drops the journal and its log, then e2fsck -f)" },
 	{ E2TRIM_ERR_RANGE_SHORT,
 	  "give e2trim_set_range() a len_bytes of at least one block" },
 	{ E2TRIM_ERR_RANGE_OUTSIDE,

@@ -88,13 +88,17 @@ int lib_fsck_name(const struct e2trim *t, char *buf, size_t len)
 {
 	char name[DETAIL_LEN / 2];
 
+	/* "./-x.img": e2fsck -fy -n.img would take the name for -n */
+	const char *dot;
+
 	if (!t || !t->path || t->nbd || t->rbd || has_control(t->path))
 		return 0;
+	dot = t->path[0] == '-' ? "./" : "";
 	if (t->offset_bytes)
-		snprintf(name, sizeof(name), "%s?offset=%llu", t->path,
+		snprintf(name, sizeof(name), "%s%s?offset=%llu", dot, t->path,
 			 (unsigned long long)t->offset_bytes);
 	else
-		snprintf(name, sizeof(name), "%s", t->path);
+		snprintf(name, sizeof(name), "%s%s", dot, t->path);
 	lib_shell_quote(name, buf, len);
 	return 1;
 }
@@ -109,9 +113,12 @@ int lib_fsck_name(const struct e2trim *t, char *buf, size_t len)
 static const char *spelled_replay(const struct e2trim *t, const char *table,
 				  char *buf, size_t len)
 {
-	char path[DETAIL_LEN / 2];
+	char path[DETAIL_LEN / 2], name[DETAIL_LEN / 2];
 
-	lib_shell_quote(t->path, path, sizeof(path));
+	/* "./-x.img": losetup would take the name for an option */
+	snprintf(name, sizeof(name), "%s%s", t->path[0] == '-' ? "./" : "",
+		 t->path);
+	lib_shell_quote(name, path, sizeof(path));
 	snprintf(buf, len, "%s through a loop device (e2fsck cannot replay "
 		 "a journal at an ?offset=): `l=$(losetup -f --show -o %llu "
 		 "--sizelimit %llu %s) && { e2fsck -fy \"$l\"; losetup -d "

@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 
+#include "e2trim_int.h"
 #include "gates_super.h"
 
 /* Is @v a power of two (0 counts, as e2fsck's LOG2_CHECK lets 0 pass)? */
@@ -129,4 +130,13 @@ static int relations_bad(ext2_filsys fs, char *buf, size_t len)
 int gates_super_constants(ext2_filsys fs, char *buf, size_t len)
 {
 	return geometry_bad(fs, buf, len) || relations_bad(fs, buf, len);
+}
+
+errcode_t gates_super_check(struct e2trim *t)
+{
+	char detail[160];
+
+	if (!gates_super_constants(t->fs, detail, sizeof(detail)))
+		return 0;
+	return lib_fail(t, E2TRIM_ERR_SUPER_DAMAGED, "%s", detail);
 }

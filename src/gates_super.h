@@ -15,4 +15,9 @@
  */
 int gates_super_constants(ext2_filsys fs, char *buf, size_t len);
 
+struct e2trim;
+
+/* A geometry e2fsck would not check is not one to trim by: 16, or 0. */
+errcode_t gates_super_check(struct e2trim *t);
+
 #endif /* E2TRIM_GATES_SUPER_H */

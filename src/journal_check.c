@@ -336,16 +336,57 @@ out:
 		lib_forced(t, E2TRIM_ERR_JOURNAL, "%s", why);
 		return 0;
 	}
-	lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
 	/*
 	 * Not found, the journal cannot be replayed either (e2fsck stops
-	 * too): the one fix is the device.  Which one, and whether it still
-	 * exists, is for a person.
+	 * too): missing, not "needs recovery"; the one fix is the device.
+	 * Which one, and whether it still exists, is for a person.
 	 */
 	if (missing == 2)
-		lib_fix(t, E2TRIM_ERR_JOURNAL, "attach the journal device "
-			"with that UUID, then run e2trim again (if it is lost "
-			"for good: tune2fs -f -O ^has_journal drops the "
-			"journal and its log, then e2fsck -f)");
-	return E2TRIM_ERR_JOURNAL;
+		return lib_fail(t, E2TRIM_ERR_JOURNAL_MISSING, "%s", why);
+	return lib_fail(t, E2TRIM_ERR_JOURNAL, "%s", why);
+}
+
+/*
+ * A journal device (mke2fs -O journal_dev) has an ext2 superblock but no
+ * block bitmap: libext2fs refuses to open it (unsupported feature), and
+ * "use fstrim on the mounted filesystem" would be wrong, it cannot be
+ * mounted.  Say what it is and whose journal: the journal superblock, in
+ * the block after the ext2 superblock's, lists its users' UUIDs (s_nr_users
+ * at 0x40, s_users at 0x100, 16 bytes each).  0 when @t is no journal
+ * device (or cannot be read here: through NBD or RBD).
+ */
+errcode_t journal_dev_refusal(struct e2trim *t)
+{
+	struct ext2_super_block esb;
+	unsigned char jsb[JSB_SIZE];
+	char users[3 * 40] = "", uuid[40];
+	unsigned int bs, i, n, len = 0;
+	int fd = lib_read_fd(t);
+
+	if (fd < 0 || pread(fd, &esb, sizeof(esb), (off_t)t->offset_bytes +
+			    SUPERBLOCK_OFFSET) != sizeof(esb) ||
+	    esb.s_magic != EXT2_SUPER_MAGIC ||
+	    !(esb.s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) ||
+	    esb.s_log_block_size > 6)
+		return 0;
+	bs = EXT2_MIN_BLOCK_SIZE << esb.s_log_block_size;
+	n = 0;
+	if (pread(fd, jsb, JSB_SIZE, (off_t)t->offset_bytes +
+		  (off_t)bs * ext2fs_journal_sb_start(bs)) == JSB_SIZE)
+		n = jsb32(jsb, 0x40);
+	for (i = 0; i < n && i < 3 && 0x100 + 16 * (i + 1) <= JSB_SIZE; i++) {
+		uuid_text(jsb + 0x100 + 16 * i, uuid, sizeof(uuid));
+		len += snprintf(users + len, sizeof(users) - len, "%s%s",
+				i ? ", " : "", uuid);
+	}
+	lib_fail(t, E2TRIM_ERR_FEATURE, "it is an external journal device "
+		 "(mke2fs -O journal_dev), %s%s%s, not a filesystem: it has "
+		 "no free space to trim", n ? "the journal of the filesystem "
+		 "with UUID " : "used by no filesystem", users,
+		 n > 3 ? " and more" : "");
+	lib_fix(t, E2TRIM_ERR_FEATURE, "nothing to trim with e2trim; only "
+		"once no filesystem uses it any more (tune2fs -O ^has_journal "
+		"on %s), discard it whole with blkdiscard (a device) or delete "
+		"it (an image file)", n ? "that filesystem" : "its filesystem");
+	return E2TRIM_ERR_FEATURE;
 }

@@ -20,8 +20,10 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "check.h"
 #include "e2trim_int.h"
 #include "gates.h"
+#include "journal_check.h"
 #include "gates_super.h"
 #include "nbd_io.h"
 #include "open.h"
@@ -38,10 +40,7 @@
 #include "ramfs_io.h"
 #include "test_pause.h"
 
-/*
- * A directory given as the target: most likely the mount point of the
- * very filesystem meant (as fstrim takes it), which says what to do.
- */
+/* A directory: most likely the mount point of the filesystem meant. */
 static errcode_t not_a_mount_point(struct e2trim *t)
 {
 	char dir[PATH_MAX], src[PATH_MAX] = "";
@@ -85,11 +84,10 @@ static errcode_t check_not_mounted(struct e2trim *t)
 }
 
 /*
- * What the real run would meet at its first request, asked now, the
- * same for a dry run (which opens read-only) and without changing
- * anything (issue 34).  A block device set read-only (losetup -r,
- * blockdev --setro, a write-protected disk) takes no discard nor write
- * (EPERM).
+ * What the real run would meet at its first request, asked now, the same
+ * for a dry run (which opens read-only), without changing anything (issue
+ * 34).  A read-only block device (losetup -r, blockdev --setro, a
+ * write-protected disk) takes no discard nor write (EPERM).
  */
 static errcode_t can_write(struct e2trim *t)
 {
@@ -188,6 +186,8 @@ static errcode_t open_device(struct e2trim *t)
 	if (t->fd < 0 && errno == EBUSY)
 		return lib_fail(t, E2TRIM_ERR_EXCLUSIVE,
 				"opened exclusively by another program");
+	if (t->fd < 0 && errno == EPERM && hold_attr_refusal(t))
+		return E2TRIM_ERR_OPEN;
 	if (t->fd < 0)
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN, errno,
 				      t->opt.dryrun ? "cannot open" :
@@ -258,10 +258,14 @@ static errcode_t open_error(struct e2trim *t, errcode_t err)
 			return lib_fail(t, E2TRIM_ERR_NOT_EXT, NULL);
 		return lib_fail_cause(t, E2TRIM_ERR_TRUNCATED, err, NULL);
 	case EXT2_ET_BAD_MAGIC:
+		return open_not_ext(t, err);
 	case EXT2_ET_REV_TOO_HIGH:
 	case EXT2_ET_UNEXPECTED_BLOCK_SIZE:
 		return lib_fail_cause(t, E2TRIM_ERR_NOT_EXT, err, NULL);
 	case EXT2_ET_UNSUPP_FEATURE:
+		if (journal_dev_refusal(t))
+			return E2TRIM_ERR_FEATURE;
+		/* fall through */
 	case EXT2_ET_RO_UNSUPP_FEATURE:
 		return lib_fail_cause(t, E2TRIM_ERR_FEATURE, err, NULL);
 	case EXT2_ET_MMP_FAILED:
@@ -296,16 +300,6 @@ static errcode_t check_mmp_clean(struct e2trim *t)
 	return io ? open_error(t, io) : err;
 }
 
-/* A geometry e2fsck would not check is not one to trim by (16). */
-static errcode_t check_super_constants(struct e2trim *t)
-{
-	char detail[160];
-
-	if (!gates_super_constants(t->fs, detail, sizeof(detail)))
-		return 0;
-	return lib_fail(t, E2TRIM_ERR_SUPER_DAMAGED, "%s", detail);
-}
-
 /*
  * Multi-mount protection.  A real trim takes MMP like e2fsck: libext2fs
  * starts it on a read-write open (it writes only the MMP block) and stops
@@ -338,6 +332,15 @@ static errcode_t open_fs(struct e2trim *t)
 	 */
 	t->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	/*
+	 * Bounds before state: a filesystem that does not fit its device,
+	 * partition or loop device's bound is refused 17 whatever its state,
+	 * so that no state's fix (e2fsck) is printed for a view that runs
+	 * past the bound, nor one that e2fsck aborts on (check.c).
+	 */
+	err = check_size(t);
+	if (err || t->probing)
+		return err;
+	/*
 	 * A sequence that is not "clean" means a node holds the filesystem
 	 * or died holding it.  libext2fs would take over a dead node's
 	 * filesystem after waiting; that is e2fsck's job, so refuse.  (A
@@ -361,7 +364,7 @@ static errcode_t open_fs(struct e2trim *t)
 		return lib_fail(t, err, NULL);
 	for (i = 0; i < nforced; i++)
 		lib_forced(t, forced[i], NULL);
-	err = check_super_constants(t);
+	err = gates_super_check(t);
 	if (err)
 		return err;
 	if (!ext2fs_has_feature_mmp(t->fs->super) || t->opt.dryrun)
@@ -380,10 +383,8 @@ static errcode_t open_fs(struct e2trim *t)
 }
 
 /*
- * What open, probe and partitions refuse before they touch the handle:
- * a NULL argument, or a handle that is open already (it stays open, as it
- * was).  The options were checked by their setters.  See the states in
- * e2trim.h.
+ * What open, probe and partitions refuse before they touch the handle: a
+ * NULL argument, or a handle open already (it stays open, as it was).
  */
 static errcode_t open_refused(struct e2trim *t, const char *path)
 {
@@ -391,10 +392,13 @@ static errcode_t open_refused(struct e2trim *t, const char *path)
 		return E2TRIM_ERR_INVALID_ARGUMENT;
 	if (!path)
 		return lib_fail(t, E2TRIM_ERR_INVALID_ARGUMENT, "no path");
-	if (t->path)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened: %s",
-				t->path);
-	return 0;
+	if (!t->path)
+		return 0;
+	lib_fail(t, E2TRIM_ERR_BAD_CALL, "a second open: the handle is already "
+		 "opened on %s", t->path);
+	lib_fix(t, E2TRIM_ERR_BAD_CALL, "a handle is opened once: take a new "
+		"one (e2trim_new()) for each open, a dry run then a real run too");
+	return E2TRIM_ERR_BAD_CALL;
 }
 
 /*
@@ -578,6 +582,13 @@ errcode_t e2trim_probe(struct e2trim *t, const char *path,
 	    !t->rbd_io && (!t->nbd || strcmp(t->res.image_format, "nbd")) &&
 	    open_whole_disk(t))
 		err = E2TRIM_ERR_WHOLE_DISK;
+	/* bounds first: no e2fsck past a partition's end (?offset= too) */
+	if (!err && !t->nbd && !t->rbd_io) {
+		t->probing = 1;
+		if (open_fs(t) == E2TRIM_ERR_TRUNCATED)
+			err = E2TRIM_ERR_TRUNCATED;
+		t->probing = 0;
+	}
 	/* e2fsck reads devices and raw images only, never through NBD */
 	if (!err && (t->nbd || t->rbd_io))
 		err = lib_fail(t, E2TRIM_ERR_USAGE, "e2fsck cannot check a VM "

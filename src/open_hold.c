@@ -26,6 +26,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 
 #include "e2trim_int.h"
@@ -280,4 +281,30 @@ errcode_t hold_image_locks(struct e2trim *t)
 				"held by %s, pid %d", name, (int)pid);
 	return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED,
 			"held by a process e2trim cannot see");
+}
+
+/*
+ * An open for writing refused with EPERM even to root: a file marked
+ * immutable or append-only (chattr +i, +a) takes no write and no punched
+ * hole.  Its flags are read through a read-only open (FS_IOC_GETFLAGS).
+ */
+errcode_t hold_attr_refusal(struct e2trim *t)
+{
+	int fd = open(t->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int flags = 0, got;
+	char c;
+
+	if (fd < 0)
+		return 0;
+	got = !ioctl(fd, FS_IOC_GETFLAGS, &flags);
+	close(fd);
+	if (!got || !(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+		return 0;
+	c = flags & FS_IMMUTABLE_FL ? 'i' : 'a';
+	lib_fail(t, E2TRIM_ERR_OPEN, "the file is marked %s (chattr +%c): "
+		 "not even root may %s it", c == 'i' ? "immutable" :
+		 "append-only", c, c == 'i' ? "write" : "punch holes in");
+	lib_fix(t, E2TRIM_ERR_OPEN, "if it may change, chattr -%c it, then "
+		"run e2trim again", c);
+	return E2TRIM_ERR_OPEN;
 }

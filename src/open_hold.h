@@ -74,4 +74,11 @@ errcode_t recheck_loop_devices_now_and_then(struct e2trim *t);
  */
 errcode_t hold_image_locks(struct e2trim *t);
 
+/*
+ * An open for writing of t->path failed with EPERM: E2TRIM_ERR_OPEN with
+ * the particulars and fix when it is the file's attribute (chattr +i or
+ * +a), 0 when it is not.
+ */
+errcode_t hold_attr_refusal(struct e2trim *t);
+
 #endif /* E2TRIM_OPEN_HOLD_H */

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <linux/loop.h>
 
+#include <blkid.h>
+
 #include "e2trim_int.h"
 #include "nbd_io.h"
 #include "open_nbd.h"
@@ -284,4 +286,94 @@ errcode_t open_partition_list(struct e2trim *t, struct e2trim_partition **out,
 		err = partition_list(t, &rd, out, n);
 	table_reader_done(t, &rd);
 	return err;
+}
+
+/* GPT types a person knows by name (libblkid gives the GUID only) */
+static const char *part_type_name(const char *type)
+{
+	static const char *const names[][2] = {
+		{ "21686148-6449-6e6f-744e-656564454649", "a BIOS boot partition" },
+		{ "c12a7328-f81f-11d2-ba4b-00a0c93ec93b", "an EFI system partition" },
+		{ "0657fd6d-a4ab-43c4-84e5-0933c84b4f4f", "a Linux swap partition" },
+		{ "e6d6d379-f507-44c2-a23c-238f2a3df928", "a Linux LVM partition" },
+		{ "a19d880f-05fc-4d3b-a006-743f0f84911e", "a Linux RAID partition" },
+		{ "ca7d7ccb-63ed-4c53-861c-1742536059cc", "a LUKS partition" },
+		{ "0fc63daf-8483-4772-8e79-3d69d8477de4", "a Linux filesystem "
+		  "partition with no filesystem libblkid knows in it" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(type, names[i][0]))
+			return names[i][1];
+	return NULL;
+}
+
+/* The table's entry that starts at the filesystem's offset: its type. */
+static void entry_type(blkid_probe pr, uint64_t offset, char *buf, size_t len)
+{
+	blkid_partlist ls = blkid_probe_get_partitions(pr);
+	const char *type, *name;
+	blkid_partition p;
+	int i, n = ls ? blkid_partlist_numof_partitions(ls) : 0;
+
+	for (i = 0; i < n; i++) {
+		p = blkid_partlist_get_partition(ls, i);
+		if (!p || (uint64_t)blkid_partition_get_start(p) * 512 != offset)
+			continue;
+		type = blkid_partition_get_type_string(p);
+		name = type ? part_type_name(type) : NULL;
+		if (name)
+			snprintf(buf, len, "the partition is %s", name);
+		else if (type)
+			snprintf(buf, len, "the partition's type is %s", type);
+		else
+			snprintf(buf, len, "the partition's type is 0x%x",
+				 blkid_partition_get_type(p));
+		return;
+	}
+}
+
+/*
+ * No ext superblock (bad magic): what libblkid finds there instead, into
+ * @buf ("" if nothing): "libblkid finds xfs there"; at an offset, the
+ * type of the table's entry that starts there ("the partition is a BIOS
+ * boot partition").  A file or device of ours only, not NBD or RBD.
+ */
+static void found_there(struct e2trim *t, char *buf, size_t len)
+{
+	const char *type = NULL;
+	blkid_probe pr;
+
+	buf[0] = '\0';
+	if (t->fd < 0 || t->nbd || t->rbd_io)
+		return;
+	pr = blkid_new_probe();
+	if (pr && !blkid_probe_set_device(pr, t->fd, t->offset_bytes,
+					  t->size_bytes)) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+		if (!blkid_do_safeprobe(pr) &&
+		    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL))
+			snprintf(buf, len, "libblkid finds %s there", type);
+	}
+	if (pr && !*buf && t->offset_bytes &&
+	    !blkid_probe_set_device(pr, t->fd, 0, 0)) {
+		blkid_probe_enable_superblocks(pr, 0);
+		blkid_probe_enable_partitions(pr, 1);
+		entry_type(pr, t->offset_bytes, buf, len);
+	}
+	if (pr)
+		blkid_free_probe(pr);
+}
+
+errcode_t open_not_ext(struct e2trim *t, errcode_t err)
+{
+	char found[128];
+
+	found_there(t, found, sizeof(found));
+	if (!*found)
+		return lib_fail_cause(t, E2TRIM_ERR_NOT_EXT, err, NULL);
+	return lib_fail(t, E2TRIM_ERR_NOT_EXT, "%s: %s", error_message(err),
+			found);
 }

@@ -45,4 +45,11 @@ int open_whole_disk(struct e2trim *t);
 errcode_t open_partition_list(struct e2trim *t, struct e2trim_partition **out,
 			      unsigned int *n);
 
+/*
+ * No ext superblock (@err, bad magic): E2TRIM_ERR_NOT_EXT, saying what
+ * libblkid finds there instead (xfs, vfat, swap; at an offset with
+ * nothing, the type of the partition that starts there).
+ */
+errcode_t open_not_ext(struct e2trim *t, errcode_t err);
+
 #endif /* E2TRIM_OPEN_TABLE_H */

@@ -23,11 +23,13 @@ static errcode_t set_refused(struct e2trim *t)
 {
 	if (!t)
 		return E2TRIM_ERR_INVALID_ARGUMENT;
-	if (t->path)
-		return lib_fail(t, E2TRIM_ERR_BAD_CALL, "already opened: %s; "
-				"options are set before e2trim_open()",
-				t->path);
-	return 0;
+	if (!t->path)
+		return 0;
+	lib_fail(t, E2TRIM_ERR_BAD_CALL, "a setter called after e2trim_open(): "
+		 "the handle is already opened on %s", t->path);
+	lib_fix(t, E2TRIM_ERR_BAD_CALL, "set the options before e2trim_open(); "
+		"for other options, take a new handle (e2trim_new())");
+	return E2TRIM_ERR_BAD_CALL;
 }
 
 errcode_t e2trim_set_partition(struct e2trim *t, unsigned int partno)

@@ -41,7 +41,7 @@ UNSAFE_FIXTURES=(
 	"unsafe-mmp-fsck         18 0 tune2fs -f -E clear_mmp"
 	"unsafe-feature-incompat 12 0 use fstrim"
 	"unsafe-feature-rocompat 12 0 use fstrim"
-	"unsafe-journal-dev      12 0 use fstrim"
+	"unsafe-journal-dev      12 0 nothing to trim with e2trim"
 	"notext-zeros            11 0 check the device or image name"
 	"notext-random           11 0 check the device or image name"
 	"notext-swap             11 0 check the device or image name"

@@ -169,6 +169,9 @@ static void parse_args(int argc, char **argv, struct cli_control *ctl)
 	};
 	int c;
 
+	/* getopt's messages start with argv[0]: "e2trim:", as ours, not
+	   the full path the binary was started by */
+	argv[0] = program_invocation_short_name;
 	while ((c = getopt_long(argc, argv, "o:l:m:p:nszfvqj:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {

@@ -240,12 +240,46 @@ fail:
 	return fsck_fails(ctl->device, E2TRIM_ERR_FSCK_FAILED, "%s", why);
 }
 
-static errcode_t fsck_check(const struct cli_control *ctl, const char *target)
+/*
+ * e2fsck failed: is the reason one of e2trim's own refusals that e2fsck
+ * does not repair (a stale "e2fsck is running" MMP mark, a missing
+ * external journal, a filesystem larger than its device)?  Then that
+ * refusal and its own fix, not "run e2fsck -f by hand", which fails the
+ * same way (issue 42).  @t, closed by the probe, is opened for a dry run
+ * (it writes nothing); its message is the one the outcome keeps.  0 when
+ * e2trim finds nothing, or only what e2fsck was to repair.
+ */
+static errcode_t fsck_explain(const struct cli_control *ctl, struct e2trim *t)
+{
+	struct cli_opts dry = ctl->opts;
+	const char *table;
+	char msg[1024];
+	errcode_t err;
+
+	dry.dryrun = 1;
+	err = cli_set_options(t, &dry);
+	if (!err)
+		err = e2trim_open(t, ctl->path);
+	if (!err)
+		err = e2trim_check(t);
+	if (!err || err == E2TRIM_ERR_INTERRUPTED ||
+	    err == E2TRIM_ERR_BAD_CALL)
+		return 0;
+	/* the table's "run e2fsck ..." kept as it is: e2fsck's own work */
+	table = e2trim_error_fix(err, E2TRIM_FIX_COMMAND);
+	e2trim_message(t, err, msg, sizeof(msg));
+	if (!strncmp(table, "run e2fsck", 10) && strstr(msg, table))
+		return 0;
+	return err;
+}
+
+static errcode_t fsck_check(const struct cli_control *ctl, struct e2trim *t,
+			    const char *target)
 {
 	const char *argv[FSCK_ARGV_MAX];
 	const char *prog = getenv("E2FSCK");
-	char what[128], line[PATH_MAX + 64];
-	errcode_t err;
+	char what[128], line[PATH_MAX + 1024];
+	errcode_t err, known;
 	int i, rc, status, code;
 
 	if (!prog || !*prog)
@@ -280,6 +314,14 @@ static errcode_t fsck_check(const struct cli_control *ctl, const char *target)
 	err = fsck_verdict(code);
 	if (!err)
 		return 0;
+	known = err == E2TRIM_ERR_FSCK_FAILED ? fsck_explain(ctl, t) : 0;
+	if (known) {
+		warnx_target(ctl->device, "e2fsck exited with %d (%s); nothing "
+			     "trimmed: it %s", code,
+			     fsck_describe(code, what, sizeof(what)),
+			     e2trim_message(t, known, line, sizeof(line)));
+		return known;
+	}
 	return fsck_fails(ctl->device, err, "e2fsck exited with %d (%s)", code,
 			  fsck_describe(code, what, sizeof(what)));
 }
@@ -332,7 +374,7 @@ errcode_t fsck_run(const struct cli_control *ctl, struct e2trim *t)
 	err = fsck_prepare(ctl, t, &ft);
 	/* a stop while the mount came up: e2fsck does not start */
 	if (!err && !cli_stop)
-		err = fsck_check(ctl, ft.name);
+		err = fsck_check(ctl, t, ft.name);
 	/* whatever happened, nothing of ours stays: the trim opens afresh */
 	if (fsck_target_release(&ft) && !err)
 		err = fsck_fails(ctl->device, E2TRIM_ERR_FSCK_FAILED,

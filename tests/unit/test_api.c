@@ -76,6 +76,15 @@ static void setters_refused_after_open(void **state)
 	assert_int_equal(e2trim_open(t, good), 0);
 	assert_int_equal(e2trim_set_partition(t, 1), E2TRIM_ERR_BAD_CALL);
 	assert_non_null(strstr(e2trim_detail(t), "already opened"));
+	/* worded as the misuse it is, not "was not opened" (issue 42) */
+	{
+		char msg[512];
+
+		e2trim_message(t, E2TRIM_ERR_BAD_CALL, msg, sizeof(msg));
+		assert_non_null(strstr(msg, "a setter called after e2trim_open()"));
+		assert_non_null(strstr(msg, "set the options before e2trim_open()"));
+		assert_null(strstr(msg, "was not opened"));
+	}
 	assert_int_equal(e2trim_set_partition(t, 0), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_set_offset(t, 4096), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_set_mode(t, E2TRIM_ZEROOUT), E2TRIM_ERR_BAD_CALL);

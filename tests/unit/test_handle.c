@@ -200,6 +200,15 @@ static void open_refuses_reopen(void **state)
 	fds = open_fds();
 	assert_int_equal(e2trim_open(t, good), E2TRIM_ERR_BAD_CALL);
 	assert_non_null(strstr(e2trim_detail(t), "already opened"));
+	/* worded as the misuse it is, not "was not opened" (issue 42) */
+	{
+		char msg[512];
+
+		e2trim_message(t, E2TRIM_ERR_BAD_CALL, msg, sizeof(msg));
+		assert_non_null(strstr(msg, "a second open"));
+		assert_non_null(strstr(msg, "a handle is opened once"));
+		assert_null(strstr(msg, "was not opened"));
+	}
 	assert_int_equal(e2trim_open(t, unclean), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(e2trim_probe(t, good, &off), E2TRIM_ERR_BAD_CALL);
 	assert_int_equal(off, 7);
