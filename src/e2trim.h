@@ -290,15 +290,6 @@ struct e2trim_histogram {
 	uint64_t bytes;
 	struct e2trim_histogram_bucket bucket[E2TRIM_HISTOGRAM_BUCKETS];
 	/* 0.2.0 ends here; later members below, and only below */
-	/*
-	 * The witness of a writer that came and went (a real run on an
-	 * image file or a block device): how many times the superblock,
-	 * group descriptors and MMP block were read again, their bytes in
-	 * all, and the seconds those reads took.
-	 */
-	uint64_t witness_reads;
-	uint64_t witness_bytes;
-	double witness_seconds;
 };
 
 struct e2trim;
@@ -545,15 +536,6 @@ struct e2trim_partition {
 					   for an image, or when the kernel
 					   made none (loop without -P) */
 	/* 0.2.0 ends here; later members below, and only below */
-	/*
-	 * The witness of a writer that came and went (a real run on an
-	 * image file or a block device): how many times the superblock,
-	 * group descriptors and MMP block were read again, their bytes in
-	 * all, and the seconds those reads took.
-	 */
-	uint64_t witness_reads;
-	uint64_t witness_bytes;
-	double witness_seconds;
 };
 
 /*
