@@ -139,7 +139,7 @@ static int cleared_by_pass2(const struct ext2_super_block *sb, ext2_ino_t ino)
 	return (ino != EXT2_ROOT_INO && ino < EXT2_FIRST_INODE(sb)) ||
 	       ino > sb->s_inodes_count || ino == sb->s_usr_quota_inum ||
 	       ino == sb->s_grp_quota_inum || ino == sb->s_prj_quota_inum ||
-	       ino == sb->s_orphan_file_inum;
+	       ino == sb_orphan_file_inum(sb);
 }
 
 /*
@@ -205,7 +205,7 @@ static errcode_t check_super_inodes(struct verify *v)
 	const ext2_ino_t named[] = {
 		EXT2_FIRST_INODE(sb) - 1, sb->s_journal_inum,
 		sb->s_usr_quota_inum, sb->s_grp_quota_inum,
-		sb->s_prj_quota_inum, sb->s_orphan_file_inum,
+		sb->s_prj_quota_inum, sb_orphan_file_inum(sb),
 	};
 	char detail[160];
 	size_t i;
