@@ -74,11 +74,14 @@ SAN_FLAGS :=
 endif
 
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
-# liburing is optional: without it block devices get one ioctl at a time.
+# liburing is optional: without it block devices get one ioctl at a time;
+# before 2.2 its header does not name the discard command's fields
+# (src/target/target_uring.c writes them by offset).
 # libnbd's header is needed to build; the library itself is loaded with
 # dlopen() only for VM images and NBD URIs (src/nbd/nbd_dl.h says why).
 PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid libnbd) \
-	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING)
+	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING) \
+	     $(shell pkg-config --atleast-version=2.2 liburing && echo -DHAVE_URING_CMD)
 PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
 	   $(shell pkg-config --libs liburing 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)

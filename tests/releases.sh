@@ -96,6 +96,7 @@ root() {
 # in_root DIR SCRIPT: SCRIPT run by bash in the root, /proc and /dev
 # mounted in a mount namespace of its own (gone when it ends)
 in_root() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	unshare --mount --propagation private -- bash -c '
 		mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" &&
 		mount -t tmpfs tmpfs "$1/tmp" && chroot "$1" /bin/bash -c "$2"' \
@@ -127,6 +128,7 @@ copy_src() {	# DEST
 	fi
 }
 
+# shellcheck disable=SC2016 # run by bash inside the root
 SMOKE='set -e
 cd /e2trim
 export E2TRIM=$PWD/build/e2trim T=$(mktemp -d)
