@@ -82,8 +82,11 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid libnbd) \
 	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING) \
 	     $(shell pkg-config --atleast-version=2.2 liburing && echo -DHAVE_URING_CMD)
+# dlopen() lives in libdl before glibc 2.34 (Debian 11: 2.31)
+DL_LIBS := $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlsym(0, "x"); }\n' | \
+	     $(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
-	   $(shell pkg-config --libs liburing 2>/dev/null)
+	   $(shell pkg-config --libs liburing 2>/dev/null) $(DL_LIBS)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
 # what a static link against libe2trim.a needs besides (e2trim.pc)
 PC_PRIVATE = ext2fs blkid$(shell pkg-config --exists liburing && echo ' liburing')
@@ -472,7 +475,8 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
-	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' src/e2trim.pc.in \
+	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' -e 's|@DL_LIBS@|$(DL_LIBS)|' \
+	    -e 's| *$$||' src/e2trim.pc.in \
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8

@@ -43,6 +43,9 @@ _Static_assert(offsetof(struct ext2_super_block, s_reserved) ==
 	       E2TRIM_SB_ORPHAN_FILE_INUM_OFFSET,
 	       "s_reserved[0] is s_orphan_file_inum's place on disk");
 #define sb_orphan_file_inum(sb) ((sb)->s_reserved[0])
+/* 1.47's helper, as its header spells it (a macro: no symbol of ours) */
+#define ext2fs_has_feature_orphan_file(sb) \
+	(((sb)->s_feature_compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE) != 0)
 #endif
 
 /*

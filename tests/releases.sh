@@ -65,7 +65,7 @@ PY
 # small), and the package tools where make deb runs.  DEB_PKGS (make
 # deps) is only asked of apt, never installed.
 BUILD_PKGS="gcc make pkg-config libext2fs-dev comerr-dev libcmocka-dev
-	liburing-dev libblkid-dev libnbd-dev e2fsprogs python3 ca-certificates"
+	liburing-dev libblkid-dev libnbd-dev nbdkit e2fsprogs python3 ca-certificates"
 DEB_BUILD_PKGS="build-essential dpkg-dev debhelper lintian blhc"
 DEB_PKGS=$(make -s -C "$src" --no-print-directory print-deb-pkgs)
 
