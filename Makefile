@@ -309,7 +309,7 @@ check-layers:
 # names of our own: no global symbol of an object in a dependency's
 # namespace (nbd_, rbd_, ...; src/README.md, "Folders and name prefixes")
 check-names: all
-	@bash tests/names.sh $(B)
+	@bash tests/names.sh $(LIB_OBJS) $(B)/cli/e2trim.o $(CLI_OBJS)
 
 # src/README.md's return convention: errcode_t inside the library
 check-conventions:
