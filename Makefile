@@ -7,6 +7,7 @@
 #                   kind of target, RBD included (root; starts a Ceph cluster)
 #   make check-layers  src/README.md's layer rule over the code
 #   make check-conventions  src/README.md's return convention (errcode_t)
+#   make check-names  no global symbol in a dependency's namespace (nbd_, rbd_...)
 #   make check SANITIZE=1   the same under ASan + UBSan (the tests that
 #                   run the build)
 #   E2E_JOBS=N      end-to-end tests side by side (default: the cores)
@@ -28,6 +29,8 @@
 #   make E2TRIM_LINK=shared   the command links libe2trim.so.1, not .a
 #   make deb        the Debian packages e2trim, libe2trim1, libe2trim-dev,
 #                   in build/deb/ (dpkg-buildpackage; lintian, blhc)
+#   make check-releases  build, unit suites, smoke (and make deb) inside
+#                   Debian 13 and 11 roots (root; RELEASES="trixie bullseye")
 #   make check-boot boot Debian's kernel under QEMU with each boot
 #                   integration, installed from the package (root, ~10 min)
 #
@@ -71,13 +74,19 @@ SAN_FLAGS :=
 endif
 
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
-# liburing is optional: without it block devices get one ioctl at a time.
+# liburing is optional: without it block devices get one ioctl at a time;
+# before 2.2 its header does not name the discard command's fields
+# (src/target/target_uring.c writes them by offset).
 # libnbd's header is needed to build; the library itself is loaded with
 # dlopen() only for VM images and NBD URIs (src/nbd/nbd_dl.h says why).
 PKG_CFLAGS = $(shell pkg-config --cflags ext2fs com_err blkid libnbd) \
-	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING)
+	     $(shell pkg-config --exists liburing && echo -DHAVE_LIBURING) \
+	     $(shell pkg-config --atleast-version=2.2 liburing && echo -DHAVE_URING_CMD)
+# dlopen() lives in libdl before glibc 2.34 (Debian 11: 2.31)
+DL_LIBS := $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlsym(0, "x"); }\n' | \
+	     $(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 PKG_LIBS = $(shell pkg-config --libs ext2fs com_err blkid) \
-	   $(shell pkg-config --libs liburing 2>/dev/null)
+	   $(shell pkg-config --libs liburing 2>/dev/null) $(DL_LIBS)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka)
 # what a static link against libe2trim.a needs besides (e2trim.pc)
 PC_PRIVATE = ext2fs blkid$(shell pkg-config --exists liburing && echo ' liburing')
@@ -144,11 +153,11 @@ UNIT_TESTS := test_plan test_size test_gates test_target test_fsck \
 	      test_apply_error test_api test_rbd_name test_rbd_readahead
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/tests/%)
 
-.PHONY: all deps demo check check-contract check-contract-local build-all fuzz-build check-layers check-conventions check-unit check-e2e check-abi abi-baseline \
+.PHONY: all deps demo check check-contract check-contract-local build-all fuzz-build check-layers check-conventions check-names check-unit check-e2e check-abi abi-baseline \
 	valgrind bench fuzz fuzz-partition \
 	mutate mutate-code mutate-code-ceph \
 	install uninstall clean images deb deps-deb deps-boot check-boot \
-	deps-ceph check-ceph bench-ceph
+	deps-ceph check-ceph bench-ceph deps-releases check-releases print-deb-pkgs
 
 all: $(BIN) $(LIB_A) $(LIB_SO)
 
@@ -273,7 +282,7 @@ demo: deps
 ifeq ($(SANITIZE),1)
 CHECK_PARTS := check-unit check-e2e
 else
-CHECK_PARTS := check-layers check-conventions check-unit check-abi check-e2e \
+CHECK_PARTS := check-layers check-conventions check-names check-unit check-abi check-e2e \
 	       check-contract-local
 endif
 check: deps
@@ -298,6 +307,11 @@ build-all: deps
 # src/README.md's layer rule: no include or call up a layer, no circle
 check-layers:
 	@python3 tests/layers.py
+
+# names of our own: no global symbol of an object in a dependency's
+# namespace (nbd_, rbd_, ...; src/README.md, "Folders and name prefixes")
+check-names: all
+	@bash tests/names.sh $(LIB_OBJS) $(B)/cli/e2trim.o $(CLI_OBJS)
 
 # src/README.md's return convention: errcode_t inside the library
 check-conventions:
@@ -463,7 +477,8 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' \
-	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' src/e2trim.pc.in \
+	    -e 's|@PRIVATE@|$(PC_PRIVATE)|' -e 's|@DL_LIBS@|$(DL_LIBS)|' \
+	    -e 's| *$$||' src/e2trim.pc.in \
 		>$(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/e2trim.pc
 	install -D -m 0644 src/e2trim.8 $(DESTDIR)$(MANDIR)/man8/e2trim.8
@@ -539,6 +554,22 @@ deps-boot: deps-deb
 check-boot: deps-boot
 	@start=$$(date +%s) && $(MAKE) --no-print-directory deb && \
 		BOOT_START=$$start bash tests/boot/run.sh $(CURDIR)/$(DEB_DIR)
+
+# e2trim built and tested inside Debian 13 (trixie) and Debian 11
+# (bullseye) roots made by mmdebstrap from this machine's Debian mirror
+# (tests/releases.sh; README "Where it builds"): make, the unit suites, a
+# smoke, make deps resolved, make deb on trixie.  Roots cached in
+# /var/cache/e2trim-roots (root).
+RELEASES_PKGS = mmdebstrap
+
+deps-releases:
+	@$(call apt_need,$(RELEASES_PKGS))
+
+check-releases: deps-releases
+	@bash tests/releases.sh $(RELEASES)
+
+print-deb-pkgs:
+	@echo $(DEB_PKGS)
 
 # A one-node Ceph cluster on 127.0.0.1 (tests/ceph/, README "RBD and thin
 # pools"): one mon, one bluestore OSD on a sparse file, no mgr.  qemu's

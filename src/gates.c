@@ -9,6 +9,7 @@
  */
 #include <ext2fs/ext2fs.h>
 
+#include "compat.h"
 #include "e2trim.h"
 #include "gates.h"
 

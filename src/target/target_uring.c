@@ -25,6 +25,30 @@
 #define BLOCK_URING_CMD_DISCARD _IO(0x12, 0)	/* <linux/fs.h>, 6.12 */
 #endif
 
+/*
+ * The block layer's discard command (Linux 6.12): IORING_OP_URING_CMD,
+ * cmd_op (bytes 8-11 of the 64-byte entry), the range's start in addr,
+ * its length in addr3 (bytes 48-55).  liburing before 2.2 (Debian 11:
+ * 0.7) names neither; the entry's layout is the kernel's ABI, so those
+ * bytes are written where they are (HAVE_URING_CMD: the Makefile).
+ */
+static void uring_prep_discard(struct io_uring_sqe *sqe, int fd,
+			       uint64_t start, uint64_t len)
+{
+#ifdef HAVE_URING_CMD
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
+	sqe->addr3 = len;
+#else
+	uint32_t op = BLOCK_URING_CMD_DISCARD;
+
+	io_uring_prep_rw(46 /* IORING_OP_URING_CMD */, sqe, fd, NULL, 0, 0);
+	memcpy((char *)sqe + 8, &op, sizeof(op));
+	memcpy((char *)sqe + 48, &len, sizeof(len));
+#endif
+	sqe->addr = start;
+}
+
 #define URING_DEPTH 32
 #define URING_WITHDRAWN URING_DEPTH	/* user_data of no request */
 
@@ -84,10 +108,7 @@ static errcode_t uring_queue(struct target *t, struct uring_state *u,
 	u->slot[i].start = start;
 	u->slot[i].len = len;
 	/* never NULL: at most URING_DEPTH entries, each submitted at once */
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, t->fd, NULL, 0, 0);
-	sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
-	sqe->addr = t->base_bytes + start;
-	sqe->addr3 = len;
+	uring_prep_discard(sqe, t->fd, t->base_bytes + start, len);
 	sqe->user_data = i;
 	rc = uring_push(t, u);
 	if (!rc)

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "itable_read.h"
 #include "range_read.h"
 #include "walk.h"

@@ -124,7 +124,7 @@ static const char *inode_role(const struct ext2_super_block *sb,
 		return " (journal)";
 	if (ino == EXT2_RESIZE_INO)
 		return " (resize inode)";
-	if (ino == sb->s_orphan_file_inum)
+	if (ino == sb_orphan_file_inum(sb))
 		return " (orphan file)";
 	if (ino == sb->s_usr_quota_inum || ino == sb->s_grp_quota_inum ||
 	    ino == sb->s_prj_quota_inum)

@@ -32,6 +32,7 @@
  * asked to read DIR_READAHEAD_BYTES ahead.
  */
 #include <endian.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,24 @@
 
 #define DIR_READ_BLOCKS 64
 #define DIR_READAHEAD_BYTES (8U << 20)
+
+/*
+ * An array of COUNT elements of SIZE grown to MAX, the new ones zeroed:
+ * libext2fs 1.46's ext2fs_resize_array(), written here over
+ * ext2fs_resize_mem(), which 1.45 (Ubuntu 20.04, RHEL 8) has too.
+ */
+static errcode_t grow_array(size_t size, size_t count, size_t max, void *ptr)
+{
+	errcode_t err;
+
+	if (max && size > SIZE_MAX / max)
+		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_resize_mem(count * size, max * size, ptr);
+	if (err)
+		return err;
+	memset(*(char **)ptr + count * size, 0, (max - count) * size);
+	return 0;
+}
 
 static int dirs_needed(ext2_filsys fs)
 {
@@ -62,8 +81,7 @@ errcode_t dirs_add_blocks(struct dir_list *dl, ext2_ino_t ino, blk64_t blk,
 	if (dl->n == dl->max) {
 		size_t max = dl->max ? 2 * dl->max : 1024;
 
-		err = ext2fs_resize_array(sizeof(*dl->ext), dl->max, max,
-					  &dl->ext);
+		err = grow_array(sizeof(*dl->ext), dl->max, max, &dl->ext);
 		if (err)
 			return err;
 		dl->max = max;
@@ -82,8 +100,7 @@ static errcode_t dirs_add_inline(struct dir_list *dl, ext2_ino_t ino)
 	if (dl->ninl == dl->maxinl) {
 		size_t max = dl->maxinl ? 2 * dl->maxinl : 256;
 
-		err = ext2fs_resize_array(sizeof(*dl->inl), dl->maxinl, max,
-					  &dl->inl);
+		err = grow_array(sizeof(*dl->inl), dl->maxinl, max, &dl->inl);
 		if (err)
 			return err;
 		dl->maxinl = max;
@@ -139,7 +156,7 @@ static int cleared_by_pass2(const struct ext2_super_block *sb, ext2_ino_t ino)
 	return (ino != EXT2_ROOT_INO && ino < EXT2_FIRST_INODE(sb)) ||
 	       ino > sb->s_inodes_count || ino == sb->s_usr_quota_inum ||
 	       ino == sb->s_grp_quota_inum || ino == sb->s_prj_quota_inum ||
-	       ino == sb->s_orphan_file_inum;
+	       ino == sb_orphan_file_inum(sb);
 }
 
 /*
@@ -205,7 +222,7 @@ static errcode_t check_super_inodes(struct verify *v)
 	const ext2_ino_t named[] = {
 		EXT2_FIRST_INODE(sb) - 1, sb->s_journal_inum,
 		sb->s_usr_quota_inum, sb->s_grp_quota_inum,
-		sb->s_prj_quota_inum, sb->s_orphan_file_inum,
+		sb->s_prj_quota_inum, sb_orphan_file_inum(sb),
 	};
 	char detail[160];
 	size_t i;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
+#include "compat.h"
+
 #define SHOWN_CONFLICTS 4	/* free runs the refusal names */
 
 enum owner_kind {

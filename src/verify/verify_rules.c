@@ -87,7 +87,7 @@ int verify_special_inode(const struct ext2_super_block *sb, ext2_ino_t ino)
 {
 	return ino < EXT2_FIRST_INODE(sb) || quota_reserved(sb, ino) ||
 	       quota_named(sb, ino) || ino == sb->s_journal_inum ||
-	       ino == sb->s_orphan_file_inum;
+	       ino == sb_orphan_file_inum(sb);
 }
 
 /* "holds blocks" as e2fsck's *_NOT_CLEAR questions see it */
@@ -125,7 +125,7 @@ static enum inode_damage special_rule(ext2_filsys fs, ext2_ino_t ino,
 			return is_regular(inode) ? DMG_NONE : DMG_QUOTA_MODE;
 		return holds_something(inode) ? DMG_QUOTA_UNUSED : DMG_NONE;
 	}
-	if (ino == sb->s_orphan_file_inum) {
+	if (ino == sb_orphan_file_inum(sb)) {
 		if (ext2fs_has_feature_orphan_file(sb))
 			return is_regular(inode) ? DMG_NONE :
 						   DMG_ORPHAN_FILE_MODE;

@@ -20,7 +20,7 @@ for f in -rwxr-xr-x:./usr/sbin/e2trim \
 	-rwxr-xr-x:./usr/share/initramfs-tools/scripts/local-premount/e2trim \
 	-rwxr-xr-x:./usr/lib/dracut/modules.d/90e2trim/module-setup.sh \
 	-rwxr-xr-x:./usr/lib/dracut/modules.d/90e2trim/e2trim-pre-mount.sh \
-	-rw-r--r--:./lib/systemd/system/e2trim@.service \
+	-rw-r--r--:./usr/lib/systemd/system/e2trim@.service \
 	-rw-r--r--:./usr/share/doc/e2trim/copyright; do
 	grep -qxF -- "${f%%:*} ${f#*:}" "$T/contents" || fail "the package lacks ${f#*:} (${f%%:*})"
 done
@@ -30,7 +30,7 @@ ver=$(dpkg-deb -f "$DEB" Version)
 assert_eq "$(LD_LIBRARY_PATH=$STAGE_LIB "$STAGE/usr/sbin/e2trim" --version)" "e2trim $ver" \
 	"the packaged e2trim --version"
 cmp -s "$STAGE/etc/e2trim.conf" "$(dirname "$0")/../../src/e2trim.conf" || fail "/etc/e2trim.conf"
-grep -q '^ExecStart=/usr/sbin/e2trim ' "$STAGE/lib/systemd/system/e2trim@.service" ||
+grep -q '^ExecStart=/usr/sbin/e2trim ' "$STAGE/usr/lib/systemd/system/e2trim@.service" ||
 	fail "the unit's ExecStart is not /usr/sbin/e2trim"
 # the hardening flags took: PIE, full RELRO, bind-now, the stack
 # protector and _FORTIFY_SOURCE's checked functions

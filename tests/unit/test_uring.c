@@ -61,7 +61,7 @@ static void make_nops(struct io_uring *ring)
 
 	for (i = ring->sq.sqe_head; i != ring->sq.sqe_tail; i++) {
 		struct io_uring_sqe *sqe =
-			&ring->sq.sqes[i & ring->sq.ring_mask];
+			&ring->sq.sqes[i & *ring->sq.kring_mask];
 		__u64 data = sqe->user_data;
 
 		io_uring_prep_nop(sqe);
