@@ -53,7 +53,6 @@
 #define WITNESS_EVERY_NS 100000000LL
 /* ... and this many times what the last look took (its cost ≤ 5 %) */
 #define WITNESS_COST_RATIO 20
-#define WITNESS_MAX_RANGES 64
 
 /* What was read: a byte range of the target and what it held. */
 struct witness_range {
@@ -67,9 +66,8 @@ struct open_witness {
 	int fd;			/* reads go here (O_DIRECT on a device) */
 	int own_fd;		/* @fd is ours to close */
 	uint64_t align;		/* of reads through @fd (1: none) */
-	struct witness_range r[WITNESS_MAX_RANGES];
-	unsigned int n;
-	unsigned int spilled : 1;	/* more ranges than r[] holds */
+	struct witness_range *r;	/* in the order of the copy */
+	unsigned int n, cap;
 	unsigned char *copy;	/* the bytes of every range, in order */
 	unsigned char *buf;	/* aligned: one range read again */
 	uint64_t buf_len;
@@ -86,45 +84,62 @@ static long long mono_ns(void)
 	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-/* Add [blk, blk + count) of the filesystem, joined to the last if it follows. */
-static void add_blocks(struct e2trim *t, struct open_witness *w,
-		       blk64_t blk, uint64_t count, const char *what)
+/*
+ * Add [start, start + len) bytes of the target, joined to the last range
+ * if it follows.  meta_bg scatters the descriptor blocks over the whole
+ * filesystem (one block per 64 groups on a 64-bit one: 2 560 ranges on
+ * 20 TiB), so the list grows as needed; what lies between them is never
+ * read.
+ */
+static errcode_t add_range(struct open_witness *w, uint64_t start,
+			   uint64_t len, const char *what, uint64_t first_blk)
 {
-	uint64_t bs = t->fs->blocksize;
-	uint64_t start = t->offset_bytes + blk * bs;
 	struct witness_range *last = w->n ? &w->r[w->n - 1] : NULL;
+	struct witness_range *r;
 
 	if (last && last->what == what && last->start + last->len == start) {
-		last->len += count * bs;
-		return;
+		last->len += len;
+		return 0;
 	}
-	if (w->n == WITNESS_MAX_RANGES) {
-		/* meta_bg scatters them: the rest in the last range's name */
-		w->spilled = 1;
-		last->len = start + count * bs - last->start;
-		return;
+	if (w->n == w->cap) {
+		r = realloc(w->r, (w->cap ? 2 * w->cap : 16) * sizeof(*r));
+		if (!r)
+			return ENOMEM;
+		w->r = r;
+		w->cap = w->cap ? 2 * w->cap : 16;
 	}
-	w->r[w->n++] = (struct witness_range){ start, count * bs, what, blk };
+	w->r[w->n++] = (struct witness_range){ start, len, what, first_blk };
+	return 0;
+}
+
+static errcode_t add_blocks(struct e2trim *t, struct open_witness *w,
+			    blk64_t blk, const char *what)
+{
+	uint64_t bs = t->fs->blocksize;
+
+	return add_range(w, t->offset_bytes + blk * bs, bs, what, blk);
 }
 
 /*
  * What the plan rests on: the primary superblock (1024 bytes at 1024),
  * every block of the group descriptors, the MMP block.
  */
-static void list_ranges(struct e2trim *t, struct open_witness *w)
+static errcode_t list_ranges(struct e2trim *t, struct open_witness *w)
 {
 	ext2_filsys fs = t->fs;
+	errcode_t err;
 	dgrp_t i;
 
-	w->r[w->n++] = (struct witness_range){ t->offset_bytes + SUPERBLOCK_OFFSET,
-					       SUPERBLOCK_SIZE,
-					       "the superblock", 0 };
-	for (i = 0; i < fs->desc_blocks; i++)
-		add_blocks(t, w, ext2fs_descriptor_block_loc2(fs,
-				fs->super->s_first_data_block, i), 1,
-			   "the group descriptors");
-	if (ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block)
-		add_blocks(t, w, fs->super->s_mmp_block, 1, "the MMP block");
+	err = add_range(w, t->offset_bytes + SUPERBLOCK_OFFSET,
+			SUPERBLOCK_SIZE, "the superblock", 0);
+	for (i = 0; i < fs->desc_blocks && !err; i++)
+		err = add_blocks(t, w, ext2fs_descriptor_block_loc2(fs,
+				 fs->super->s_first_data_block, i),
+				 "the group descriptors");
+	if (!err && ext2fs_has_feature_mmp(fs->super) &&
+	    fs->super->s_mmp_block)
+		err = add_blocks(t, w, fs->super->s_mmp_block, "the MMP block");
+	return err;
 }
 
 /* A second descriptor on the same device, reading past its page cache. */
@@ -264,7 +279,7 @@ static int from_libext2fs(struct e2trim *t, struct open_witness *w,
 	uint64_t desc = (uint64_t)t->fs->desc_blocks * t->fs->blocksize;
 	uint64_t off = SUPERBLOCK_SIZE + desc;
 
-	if (w->spilled || w->total < off)
+	if (w->total < off)
 		return 0;
 	memcpy(w->copy, t->fs->super, SUPERBLOCK_SIZE);
 	memcpy(w->copy + SUPERBLOCK_SIZE, t->fs->group_desc, desc);
@@ -295,10 +310,11 @@ errcode_t witness_take(struct e2trim *t)
 	t->witness = w;
 	w->fd = t->fd;
 	w->align = 1;
-	list_ranges(t, w);
+	err = list_ranges(t, w);
 	for (i = 0; i < w->n; i++)
 		w->total += w->r[i].len;
-	err = t->is_blkdev ? direct_fd(t, w) : 0;
+	if (!err && t->is_blkdev)
+		err = direct_fd(t, w);
 	if (!err)
 		w->copy = malloc(w->total);
 	if (!err && !w->copy)
@@ -390,6 +406,7 @@ void witness_free(struct e2trim *t)
 		close(w->fd);
 	free(w->copy);
 	free(w->buf);
+	free(w->r);
 	free(w);
 	t->witness = NULL;
 }
