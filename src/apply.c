@@ -357,6 +357,13 @@ static errcode_t rbd_lost(struct e2trim *t, const struct target *tg)
 				"resized while e2trim trimmed it: nothing was "
 				"sent from byte %" PRIu64 " on; run again",
 				tg->error_start);
+	if (tg->error == ESTALE) {
+		lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s: nothing was sent "
+			 "from byte %" PRIu64 " on", OPEN_RBD_CHANGED,
+			 tg->error_start);
+		lib_fix(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", OPEN_RBD_CHANGED_FIX);
+		return E2TRIM_ERR_IMAGE_LOCKED;
+	}
 	lib_fail(t, E2TRIM_ERR_DISCARD, "librbd lost the RBD image's "
 		 "exclusive lock (its watch failed: an OSD or monitor stopped "
 		 "answering, or the lock was broken with rbd lock rm): "
@@ -403,7 +410,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 
 	if (!tg->error)
 		return lib_interrupted(t);
-	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE))
+	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE ||
+			  tg->error == ESTALE))
 		return rbd_lost(t, tg);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,

@@ -112,7 +112,7 @@ static errcode_t recheck_clients(struct e2trim *t, int ours)
 	return refuse_clients(t, &f.clients, ours);
 }
 
-/* Still ours as at open: the lock, the size (rbd_io_recheck()). */
+/* Still ours as at open: the lock, the size, the features, the header. */
 static errcode_t recheck_image(struct e2trim *t)
 {
 	errcode_t err = rbd_io_recheck(t->rbd_io);
@@ -127,6 +127,12 @@ static errcode_t recheck_image(struct e2trim *t)
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image was "
 				"resized while e2trim had it open: nothing "
 				"further is trimmed; run again");
+	if (err == ESTALE) {
+		lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s: nothing further is "
+			 "trimmed", OPEN_RBD_CHANGED);
+		lib_fix(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", OPEN_RBD_CHANGED_FIX);
+		return E2TRIM_ERR_IMAGE_LOCKED;
+	}
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_RBD_OPEN, err,
 				      "librbd: while asking the image's size");

@@ -35,6 +35,7 @@ static struct {
 	int (*open)(rados_ioctx_t, const char *, rbd_image_t *, const char *);
 	ssize_t (*read)(rbd_image_t, uint64_t, size_t, char *);
 	int (*get_features)(rbd_image_t, uint64_t *);
+	int (*get_id)(rbd_image_t, char *, size_t);
 	int (*lock_acquire)(rbd_image_t, int);
 	int (*lock_release)(rbd_image_t);
 	int (*is_lock_owner)(rbd_image_t, int *);
@@ -98,6 +99,7 @@ static void load(void)
 	      SYM(rbd, open, "rbd_open") &&
 	      SYM(rbd, read, "rbd_read") &&
 	      SYM(rbd, get_features, "rbd_get_features") &&
+	      SYM(rbd, get_id, "rbd_get_id") &&
 	      SYM(rbd, lock_acquire, "rbd_lock_acquire") &&
 	      SYM(rbd, lock_release, "rbd_lock_release") &&
 	      SYM(rbd, is_lock_owner, "rbd_is_exclusive_lock_owner") &&
@@ -437,24 +439,34 @@ errcode_t rbd_dl_io_lock(struct rbd_dl *d)
 
 errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
 {
-	rbd_image_info_t info;
-	char oid[64];
+	char id[64], oid[96];
 	uint64_t size;
 	time_t mtime;
-	int rc = fn.stat(d->wimage, &info, sizeof(info));
+	/*
+	 * The header is rbd_header.<image id> in the image's own pool.  Not
+	 * built from block_name_prefix: with a separate data pool (rbd
+	 * create --data-pool) that is rbd_data.<data pool id>.<image id>.
+	 * A format 1 image (no id, no exclusive-lock) fails here.
+	 */
+	int rc = fn.get_id(d->wimage, id, sizeof(id));
 
+	if (rc == -ERANGE)
+		return ENAMETOOLONG;
 	if (rc)
-		return ceph_err(rc);
-	/* a format 2 image (exclusive-lock needs it): rbd_data.ID */
-	if (strncmp(info.block_name_prefix, "rbd_data.", 9))
-		return EOPNOTSUPP;
-	snprintf(oid, sizeof(oid), "rbd_header.%.23s",
-		 info.block_name_prefix + 9);
+		return rc == -EINVAL ? EOPNOTSUPP : ceph_err(rc);
+	snprintf(oid, sizeof(oid), "rbd_header.%s", id);
 	rc = fn.rados_stat(d->wio, oid, &size, &mtime);
 	if (rc)
 		return ceph_err(rc);
 	*ver = fn.last_version(d->wio);
 	return 0;
+}
+
+errcode_t rbd_dl_io_features(struct rbd_dl *d, uint64_t *features)
+{
+	int rc = fn.get_features(d->wimage, features);
+
+	return rc ? ceph_err(rc) : 0;
 }
 
 int rbd_dl_io_owns_lock(struct rbd_dl *d)

@@ -90,6 +90,12 @@ errcode_t rbd_dl_io_lock(struct rbd_dl *d);
  */
 errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver);
 
+/*
+ * The image's features now (librbd's state, refreshed when the header
+ * changed): 0 or librbd's errno value.
+ */
+errcode_t rbd_dl_io_features(struct rbd_dl *d, uint64_t *features);
+
 /* Is the lock rbd_dl_io_lock() took still ours?  1 or 0. */
 int rbd_dl_io_owns_lock(struct rbd_dl *d);
 

@@ -49,9 +49,12 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len);
 
 /*
- * Still ours, as it was: the lock held (when taken) and the size what
- * it was at open.  0, or ENOLCK (the lock was lost: broken by someone,
- * or we were blocklisted) or ERANGE (the size changed).
+ * Still ours, as it was: the size what it was at open, and once locked
+ * the features and (once a batch: a round trip) the header's version as
+ * the lock left them, and the lock held.  0, or ERANGE (the size
+ * changed), ESTALE (a feature changed, `rbd feature disable` run through
+ * e2trim's client, or the header was written), ENOLCK (the lock was
+ * lost: broken by someone, or we were blocklisted) or an errno value.
  */
 errcode_t rbd_io_recheck(struct rbd_io *io);
 
