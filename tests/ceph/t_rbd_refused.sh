@@ -4,6 +4,7 @@
 # a watcher that comes while e2trim verifies (the check before the first
 # discard; e2trim holds the exclusive lock, so it cannot write).  A snapshot: -n reads it, a trim is refused (3).
 . "$(dirname "$0")/ceph_lib.sh"
+own_images busy
 IMG=rbd/busy
 SPEC="rbd:$IMG:conf=$C"
 OUT=$T/out ERR=$T/err
