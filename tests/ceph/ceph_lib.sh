@@ -57,14 +57,14 @@ trap ceph_exit EXIT
 # answered) ends the test with a message instead of hanging the suite.
 # Generous (CEPH_E2TRIM_GUARD seconds, 600): never a timing assertion.
 # timeout passes SIGTERM and SIGINT on to e2trim, so a test's kill -TERM
-# reaches it.  E2TRIM_RUNS (tests/mutate-code/run.py): a line there for
-# each run, so that a test that failed before e2trim ever ran is not
-# counted as a kill.
+# reaches it.  E2TRIM_RUNS (tests/mutate-code/run.py), a folder: a line
+# in E2TRIM_RUNS/TEST for each run of e2trim by TEST, so that a test
+# that failed before e2trim ever ran is not counted as a kill.
 E2TRIM_REAL=$E2TRIM
 E2TRIM=$T/e2trim-guarded
 cat >"$E2TRIM" <<GUARD
 #!/bin/bash
-[ -z "\${E2TRIM_RUNS:-}" ] || echo "\$*" >>"\$E2TRIM_RUNS"
+[ -z "\${E2TRIM_RUNS:-}" ] || echo "\$*" >>"\$E2TRIM_RUNS/$(basename "$0" .sh)"
 exec timeout --kill-after=30 ${CEPH_E2TRIM_GUARD:-600} "$E2TRIM_REAL" "\$@"
 GUARD
 chmod +x "$E2TRIM"
