@@ -408,6 +408,8 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 	};
 	char msg[128];
 
+	/* an RBD image: nothing of ours left on it, or the command to */
+	open_rbd_release(t);
 	if (!tg->error)
 		return lib_interrupted(t);
 	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE ||

@@ -156,6 +156,9 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 	struct rbd_facts f;
 	char why[512];
 
+	/* a cluster that did not answer would not answer this either */
+	if (t->rbd_io && rbd_io_stuck(t->rbd_io))
+		return 0;
 	if (!t->rbd || rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
 	    !f.used_known)
 		return 0;
@@ -192,6 +195,8 @@ static errcode_t io_failed(struct e2trim *t, enum rbd_io_fail rc,
 				"exclusive-lock), or give -n");
 	case RBD_IO_LOCK_HELD:
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+	case RBD_IO_STOPPED:
+		return lib_interrupted(t);
 	default:
 		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	}
@@ -300,6 +305,8 @@ errcode_t open_rbd_writable(struct e2trim *t)
 	if (!t->rbd_io || rbd_spec_is_snap(t->rbd))
 		return 0;
 	rc = rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
+	/* a stop ends e2trim's own wait for the lock */
+	rbd_io_set_stop(t->rbd_io, t->cancel);
 	if (!rc)
 		rc = rbd_io_lock(t->rbd_io, why, sizeof(why));
 	err = io_failed(t, rc, why);
@@ -337,6 +344,32 @@ errcode_t open_rbd(struct e2trim *t)
 		return err;
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "rbd");
 	return open_image(t);
+}
+
+void open_rbd_release(struct e2trim *t)
+{
+	const char *cookie, *owner;
+	char name[DETAIL_LEN / 4], id[160], who[80];
+	errcode_t err;
+
+	if (!t->rbd_io)
+		return;
+	err = rbd_io_release(t->rbd_io, &cookie, &owner);
+	if (!err)
+		return;
+	if (!cookie) {
+		lib_warn(t, "e2trim could not release the RBD image's "
+			 "exclusive lock (%s): see rbd lock ls %s",
+			 strerror((int)err), rbd_spec_name(t->rbd));
+		return;
+	}
+	lib_shell_quote(rbd_spec_name(t->rbd), name, sizeof(name));
+	lib_shell_quote(cookie, id, sizeof(id));
+	lib_shell_quote(owner, who, sizeof(who));
+	lib_warn(t, "e2trim could not release its exclusive lock on the RBD "
+		 "image (%s: the cluster does not answer); once it does, and "
+		 "this e2trim has exited, remove it: rbd lock rm %s %s %s",
+		 strerror((int)err), name, id, who);
 }
 
 int open_rbd_data_map(const struct e2trim *t, const uint64_t (**map)[2],

@@ -51,6 +51,14 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes);
 int open_rbd_data_map(const struct e2trim *t, const uint64_t (**map)[2],
 		      size_t *n);
 
+/*
+ * A run that stopped early on an RBD image: its lock released now, and
+ * what librbd lost of it but left on the image under e2trim's cookie
+ * (a stalled cluster); when the cluster does not answer, a warning
+ * with the exact `rbd lock rm` for e2trim's own lock.
+ */
+void open_rbd_release(struct e2trim *t);
+
 /* The lock released, the image closed, whatever stopped the run. */
 void open_rbd_close(struct e2trim *t);
 

@@ -116,6 +116,8 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 
 	if (err == EOPNOTSUPP)
 		return RBD_IO_NO_LOCK_FEATURE;
+	if (err == EINTR)
+		return RBD_IO_STOPPED;
 	/* the owner keeps it (another e2trim, a client in the same mode) */
 	if (err == EROFS || err == EBUSY) {
 		snprintf(why, len, "librbd: another client holds the image's "
@@ -269,6 +271,27 @@ int rbd_io_can_zero(void)
 errcode_t rbd_io_flush(struct rbd_io *io)
 {
 	return io->read_only ? 0 : rbd_dl_io_flush(io->d);
+}
+
+int rbd_io_stuck(const struct rbd_io *io)
+{
+	return rbd_dl_stuck(io->d);
+}
+
+void rbd_io_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop)
+{
+	rbd_dl_io_set_stop(io->d, stop);
+}
+
+errcode_t rbd_io_release(struct rbd_io *io, const char **cookie,
+			 const char **owner)
+{
+	errcode_t err = rbd_dl_io_release(io->d);
+
+	if (err && !rbd_dl_io_own_lock(io->d, cookie, owner))
+		*cookie = *owner = NULL;
+	io->locked = 0;
+	return err;
 }
 
 void rbd_io_close(struct rbd_io *io)

@@ -72,7 +72,7 @@ chmod +x "$E2TRIM"
 assert_rc() {
 	if [ "$RC" != "$1" ] && { [ "$RC" = 124 ] || [ "$RC" = 137 ]; }; then
 		cat "$ERR" >&2
-		fail "$2: e2trim still ran ${CEPH_E2TRIM_GUARD:-600} s after it started and was stopped by the guard (exit $RC): it hangs"
+		fail "$2: e2trim was stopped by the guard (exit $RC: still running ${CEPH_E2TRIM_GUARD:-600} s after it started, or 30 s after a signal it did not obey): it hangs"
 	fi
 	[ "$RC" = "$1" ] || { cat "$ERR" >&2; fail "$2: exit $RC, expected $1"; }
 }

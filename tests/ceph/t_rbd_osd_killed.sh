@@ -13,7 +13,9 @@ SPEC="rbd:$IMG:conf=$C:rados_osd_op_timeout=5"
 here=$(cd "$(dirname "$0")" && pwd)
 restart() { [ -n "${OSD_DOWN:-}" ] || return 0; OSD_DOWN=; bash "$here/cluster.sh" start-osd "$CEPH_DIR"; }
 # the OSD is back for the next test, pass or fail
-trap 'rc=$?; restart; ceph_exit "$rc"' EXIT
+# shellcheck disable=SC2317  # called by the trap
+on_exit() { local rc=$?; restart; ceph_exit "$rc"; }
+trap on_exit EXIT
 
 mkfs "$T/fs.img" 256M -t ext4 -b 4096
 age "$T/fs.img" 11
