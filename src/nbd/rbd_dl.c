@@ -19,7 +19,7 @@
 #include "rbd_dl_api.h"
 #include "rbd_dl_int.h"
 
-struct ceph_fns ceph_fn;
+
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *load_error;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rbd_dl_int.h - inside rbd_dl.c and rbd_dl_lock.c only: the table of
+ * rbd_dl_int.h - inside rbd_dl*.c only: the table of
  *                librados' and librbd's functions (filled once by
  *                rbd_dl.c's load()), a connection, Ceph's codes made ours
  */

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "rbd_dl.h"
 #include "rbd_dl_int.h"
+#include "rbd_dl_lock.h"
 
 /* waits of e2trim's own: a lock request, a release at a stop */
 #define LOCK_WAIT_S 60
@@ -63,7 +63,7 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 	int rc;
 
 	if (!c)
-		return -ENOMEM;
+		return -ENOMEM;	/* conventions: librbd's -errno, as @fn's */
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->done_cv, NULL);
 	c->fn = fn;
@@ -101,7 +101,8 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 	c->left = 1;
 	pthread_mutex_unlock(&c->lock);
 	d->stuck = 1;
-	return stoppable && d->stop && *d->stop ? -EINTR : -ETIMEDOUT;
+	rc = stoppable && d->stop && *d->stop ? EINTR : ETIMEDOUT;
+	return -rc;	/* conventions: librbd's -errno, as @fn's */
 }
 
 void rbd_dl_io_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop)
