@@ -157,7 +157,7 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 	char why[512];
 
 	/* a cluster that did not answer would not answer this either */
-	if (t->rbd_io && rbd_io_stuck(t->rbd_io))
+	if (t->rbd_io && cephio_stuck(t->rbd_io))
 		return 0;
 	if (!t->rbd || rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
 	    !f.used_known)
@@ -174,6 +174,28 @@ static errcode_t check_snap(struct e2trim *t)
 	return lib_fail(t, E2TRIM_ERR_USAGE, "an RBD snapshot is read-only: "
 			"give -n to see what its filesystem has free, or "
 			"name the image without @SNAP to trim it");
+}
+
+/*
+ * A cephx key that may read the pool but not write it: every check ran
+ * (read-only), the writable open or the lock was refused EPERM.  Not
+ * "check that the cluster answers": it did, and said no.
+ */
+static errcode_t no_write(struct e2trim *t, const char *why)
+{
+	char pool[DETAIL_LEN / 4], user[96];
+	const char *name = rbd_spec_name(t->rbd);
+
+	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(name, "/"), name);
+	snprintf(user, sizeof(user), "client.%s", cephspec_id(t->rbd));
+	lib_fail(t, E2TRIM_ERR_RBD_OPEN, "the cephx key of %s may read pool "
+		 "%s but lacks write permission on it (%s); nothing was "
+		 "trimmed", user, pool, why);
+	lib_fix(t, E2TRIM_ERR_RBD_OPEN, "give %s write caps on the pool (ceph "
+		"auth caps %s mon 'profile rbd' osd 'profile rbd pool=%s'), "
+		"or use a key that has them; -n needs read permission only",
+		user, user, pool);
+	return E2TRIM_ERR_RBD_OPEN;
 }
 
 /* rbd_io_open()'s or rbd_io_lock()'s failure, in the table's terms. */
@@ -197,6 +219,8 @@ static errcode_t io_failed(struct e2trim *t, enum rbd_io_fail rc,
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
 	case RBD_IO_STOPPED:
 		return lib_interrupted(t);
+	case RBD_IO_NO_WRITE:
+		return no_write(t, why);
 	default:
 		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	}
@@ -306,7 +330,7 @@ errcode_t open_rbd_writable(struct e2trim *t)
 		return 0;
 	rc = rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
 	/* a stop ends e2trim's own wait for the lock */
-	rbd_io_set_stop(t->rbd_io, t->cancel);
+	cephio_set_stop(t->rbd_io, t->cancel);
 	if (!rc)
 		rc = rbd_io_lock(t->rbd_io, why, sizeof(why));
 	err = io_failed(t, rc, why);
@@ -354,7 +378,7 @@ void open_rbd_release(struct e2trim *t)
 
 	if (!t->rbd_io)
 		return;
-	err = rbd_io_release(t->rbd_io, &cookie, &owner);
+	err = cephio_release(t->rbd_io, &cookie, &owner);
 	if (!err)
 		return;
 	if (!cookie) {

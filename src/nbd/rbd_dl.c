@@ -462,7 +462,7 @@ errcode_t rbd_dl_io_flush(struct rbd_dl *d)
 void rbd_dl_io_close(struct rbd_dl *d)
 {
 	if (d->wimage && d->locked)
-		rbd_dl_io_release(d);
+		cephdl_release(d);
 	d->locked = 0;
 	if (d->stuck)
 		return;

@@ -105,7 +105,7 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 	return -rc;	/* conventions: librbd's -errno, as @fn's */
 }
 
-void rbd_dl_io_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop)
+void cephdl_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop)
 {
 	d->stop = stop;
 }
@@ -188,7 +188,7 @@ errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
 	return 0;
 }
 
-errcode_t rbd_dl_io_features(struct rbd_dl *d, uint64_t *features)
+errcode_t cephdl_features(struct rbd_dl *d, uint64_t *features)
 {
 	int rc = ceph_fn.get_features(d->wimage, features);
 
@@ -244,7 +244,7 @@ static int release(struct rbd_dl *d)
 	return rc == -ENOENT ? 0 : rc;
 }
 
-errcode_t rbd_dl_io_release(struct rbd_dl *d)
+errcode_t cephdl_release(struct rbd_dl *d)
 {
 	int rc;
 
@@ -256,12 +256,12 @@ errcode_t rbd_dl_io_release(struct rbd_dl *d)
 	return rc ? ceph_err(rc) : 0;
 }
 
-int rbd_dl_stuck(const struct rbd_dl *d)
+int cephdl_stuck(const struct rbd_dl *d)
 {
 	return d->stuck;
 }
 
-int rbd_dl_io_own_lock(const struct rbd_dl *d, const char **cookie,
+int cephdl_own_lock(const struct rbd_dl *d, const char **cookie,
 		       const char **owner)
 {
 	*cookie = d->cookie;

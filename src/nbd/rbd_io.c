@@ -118,6 +118,11 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 		return RBD_IO_NO_LOCK_FEATURE;
 	if (err == EINTR)
 		return RBD_IO_STOPPED;
+	if (err == EPERM || err == EACCES) {
+		snprintf(why, len, "librbd: cannot take the image's exclusive "
+			 "lock: %s", strerror((int)err));
+		return RBD_IO_NO_WRITE;
+	}
 	/* the owner keeps it (another e2trim, a client in the same mode) */
 	if (err == EROFS || err == EBUSY) {
 		snprintf(why, len, "librbd: another client holds the image's "
@@ -136,7 +141,7 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 	 * owner) and the header's version (every change of the image's
 	 * metadata writes it; e2trim's own discards never do)
 	 */
-	err = rbd_dl_io_features(io->d, &io->features);
+	err = cephdl_features(io->d, &io->features);
 	if (!err)
 		err = rbd_dl_io_header_version(io->d, &io->header_ver);
 	if (err) {
@@ -177,6 +182,12 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 	}
 	/* the same handle: libext2fs's channel keeps reading through it */
 	err = rbd_dl_io_open(io->d, rbd_spec_name(s), 0);
+	/* a cephx key with read caps only: the read-only open went through */
+	if (err == EPERM || err == EACCES) {
+		io_fail(err, why, len, "cannot open for writing",
+			rbd_spec_name(s));
+		return RBD_IO_NO_WRITE;
+	}
 	if (err)
 		return io_fail(err, why, len, "cannot open for writing",
 			       rbd_spec_name(s));
@@ -188,7 +199,7 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 static errcode_t recheck_header(struct rbd_io *io)
 {
 	uint64_t features, ver;
-	errcode_t err = rbd_dl_io_features(io->d, &features);
+	errcode_t err = cephdl_features(io->d, &features);
 
 	if (err)
 		return err;
@@ -273,22 +284,22 @@ errcode_t rbd_io_flush(struct rbd_io *io)
 	return io->read_only ? 0 : rbd_dl_io_flush(io->d);
 }
 
-int rbd_io_stuck(const struct rbd_io *io)
+int cephio_stuck(const struct rbd_io *io)
 {
-	return rbd_dl_stuck(io->d);
+	return cephdl_stuck(io->d);
 }
 
-void rbd_io_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop)
+void cephio_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop)
 {
-	rbd_dl_io_set_stop(io->d, stop);
+	cephdl_set_stop(io->d, stop);
 }
 
-errcode_t rbd_io_release(struct rbd_io *io, const char **cookie,
+errcode_t cephio_release(struct rbd_io *io, const char **cookie,
 			 const char **owner)
 {
-	errcode_t err = rbd_dl_io_release(io->d);
+	errcode_t err = cephdl_release(io->d);
 
-	if (err && !rbd_dl_io_own_lock(io->d, cookie, owner))
+	if (err && !cephdl_own_lock(io->d, cookie, owner))
 		*cookie = *owner = NULL;
 	io->locked = 0;
 	return err;

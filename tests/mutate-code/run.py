@@ -191,9 +191,11 @@ def start_cluster(tmp):
     """A fresh one-node Ceph cluster (for one mutant of a ceph run, or
     its baseline): its CEPH_CONF and CEPH_DIR in CEPH_ENV."""
     d = tempfile.mkdtemp(prefix="e2trim-mc.ceph.", dir=tmp)
+    # with cephx, as tests/ceph/run.sh starts it (t_rbd_cephx needs it)
     r = subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
                         "start", os.path.join(d, "c")], capture_output=True,
-                       text=True, errors="replace")
+                       text=True, errors="replace",
+                       env=dict(os.environ, CEPH_AUTH="cephx"))
     if r.returncode:
         subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
                         "stop", os.path.join(d, "c")])
