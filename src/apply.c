@@ -548,6 +548,13 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	err = tg.dryrun ? 0 : open_nbd_writable(t);
 	if (!err && !tg.dryrun)
 		err = recheck_locked(t);
+	/*
+	 * an RBD image: nobody but e2trim, the lock and the image as they
+	 * were, once more after that verification, right before the first
+	 * discard (another client's lock taken meanwhile is named)
+	 */
+	if (!err && !tg.dryrun)
+		err = open_rbd_recheck(t);
 	if (!err)
 		err = start_progress(t, &tg, &ap);
 	/*

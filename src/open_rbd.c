@@ -145,9 +145,14 @@ errcode_t open_rbd_recheck(struct e2trim *t)
 
 	if (!t->rbd_io)
 		return 0;
-	err = recheck_image(t);
+	/*
+	 * who has it first: a lock taken by another client is named as
+	 * such, before the header's version (which any lock changes) says
+	 * only that something changed
+	 */
+	err = recheck_clients(t, 1);
 	if (!err)
-		err = recheck_clients(t, 1);
+		err = recheck_image(t);
 	return err;
 }
 
