@@ -3,6 +3,8 @@
 # qemu-nbd has it open, as a VM would), a lock another client holds, and
 # a watcher that comes while e2trim verifies (the check before the first
 # discard; e2trim holds the exclusive lock, so it cannot write).  A snapshot: -n reads it, a trim is refused (3).
+# Another client's lock taken while e2trim watches the image and verifies
+# under its own (e2trim's removed without blocklisting it): named, 26.
 . "$(dirname "$0")/ceph_lib.sh"
 own_images busy
 IMG=rbd/busy
