@@ -116,7 +116,7 @@ LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
 		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c \
 		partition_sigs.c) \
 	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c nbd_server.c \
-		image_format.c image_qcow2.c rbd_dl.c rbd_name.c rbd_cmd.c \
+		image_format.c image_qcow2.c rbd_dl_fn.c rbd_dl.c rbd_dl_lock.c rbd_name.c rbd_cmd.c \
 		image_rbd.c rbd_io.c rbd_readahead.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \

@@ -367,6 +367,13 @@ static errcode_t rbd_lost(struct e2trim *t, const struct target *tg)
 				"resized while e2trim trimmed it: nothing was "
 				"sent from byte %" PRIu64 " on; run again",
 				tg->error_start);
+	if (tg->error == ESTALE) {
+		lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s: nothing was sent "
+			 "from byte %" PRIu64 " on", OPEN_RBD_CHANGED,
+			 tg->error_start);
+		lib_fix(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", OPEN_RBD_CHANGED_FIX);
+		return E2TRIM_ERR_IMAGE_LOCKED;
+	}
 	lib_fail(t, E2TRIM_ERR_DISCARD, "librbd lost the RBD image's "
 		 "exclusive lock (its watch failed: an OSD or monitor stopped "
 		 "answering, or the lock was broken with rbd lock rm): "
@@ -411,9 +418,12 @@ static errcode_t stopped(struct e2trim *t, const struct target *tg)
 	};
 	char msg[128];
 
+	/* an RBD image: nothing of ours left on it, or the command to */
+	open_rbd_release(t);
 	if (!tg->error)
 		return lib_interrupted(t);
-	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE))
+	if (t->rbd_io && (tg->error == ENOLCK || tg->error == ERANGE ||
+			  tg->error == ESTALE))
 		return rbd_lost(t, tg);
 	lib_fail(t, E2TRIM_ERR_DISCARD, "%s at byte %" PRIu64 " failed: %s",
 		 op[tg->mode], tg->error_start,
@@ -548,6 +558,13 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	err = tg.dryrun ? 0 : open_nbd_writable(t);
 	if (!err && !tg.dryrun)
 		err = recheck_locked(t);
+	/*
+	 * an RBD image: nobody but e2trim, the lock and the image as they
+	 * were, once more after that verification, right before the first
+	 * discard (another client's lock taken meanwhile is named)
+	 */
+	if (!err && !tg.dryrun)
+		err = open_rbd_recheck(t);
 	if (!err)
 		err = start_progress(t, &tg, &ap);
 	/*

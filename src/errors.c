@@ -297,12 +297,19 @@ void lib_warn(struct e2trim *t, const char *fmt, ...)
 {
 	va_list ap;
 
+	unsigned int i;
+
 	if (t->nwarnings == MAX_WARNINGS)
 		return;
 	va_start(ap, fmt);
-	text_vprintf(t->warnings[t->nwarnings++], sizeof(t->warnings[0]), fmt,
+	text_vprintf(t->warnings[t->nwarnings], sizeof(t->warnings[0]), fmt,
 		     ap);
 	va_end(ap);
+	/* said once: a check run again under a lock finds the same */
+	for (i = 0; i < t->nwarnings; i++)
+		if (!strcmp(t->warnings[i], t->warnings[t->nwarnings]))
+			return;
+	t->nwarnings++;
 }
 
 errcode_t e2trim_forced(const struct e2trim *t, unsigned int i,

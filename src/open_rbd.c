@@ -112,7 +112,7 @@ static errcode_t recheck_clients(struct e2trim *t, int ours)
 	return refuse_clients(t, &f.clients, ours);
 }
 
-/* Still ours as at open: the lock, the size (rbd_io_recheck()). */
+/* Still ours as at open: the lock, the size, the features, the header. */
 static errcode_t recheck_image(struct e2trim *t)
 {
 	errcode_t err = rbd_io_recheck(t->rbd_io);
@@ -127,6 +127,12 @@ static errcode_t recheck_image(struct e2trim *t)
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "the RBD image was "
 				"resized while e2trim had it open: nothing "
 				"further is trimmed; run again");
+	if (err == ESTALE) {
+		lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s: nothing further is "
+			 "trimmed", OPEN_RBD_CHANGED);
+		lib_fix(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", OPEN_RBD_CHANGED_FIX);
+		return E2TRIM_ERR_IMAGE_LOCKED;
+	}
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_RBD_OPEN, err,
 				      "librbd: while asking the image's size");
@@ -139,9 +145,14 @@ errcode_t open_rbd_recheck(struct e2trim *t)
 
 	if (!t->rbd_io)
 		return 0;
-	err = recheck_image(t);
+	/*
+	 * who has it first: a lock taken by another client is named as
+	 * such, before the header's version (which any lock changes) says
+	 * only that something changed
+	 */
+	err = recheck_clients(t, 1);
 	if (!err)
-		err = recheck_clients(t, 1);
+		err = recheck_image(t);
 	return err;
 }
 
@@ -150,6 +161,9 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 	struct rbd_facts f;
 	char why[512];
 
+	/* a cluster that did not answer would not answer this either */
+	if (t->rbd_io && cephio_stuck(t->rbd_io))
+		return 0;
 	if (!t->rbd || rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
 	    !f.used_known)
 		return 0;
@@ -165,6 +179,28 @@ static errcode_t check_snap(struct e2trim *t)
 	return lib_fail(t, E2TRIM_ERR_USAGE, "an RBD snapshot is read-only: "
 			"give -n to see what its filesystem has free, or "
 			"name the image without @SNAP to trim it");
+}
+
+/*
+ * A cephx key that may read the pool but not write it: every check ran
+ * (read-only), the writable open or the lock was refused EPERM.  Not
+ * "check that the cluster answers": it did, and said no.
+ */
+static errcode_t no_write(struct e2trim *t, const char *why)
+{
+	char pool[DETAIL_LEN / 4], user[96];
+	const char *name = rbd_spec_name(t->rbd);
+
+	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(name, "/"), name);
+	snprintf(user, sizeof(user), "client.%s", cephspec_id(t->rbd));
+	lib_fail(t, E2TRIM_ERR_RBD_OPEN, "the cephx key of %s may read pool "
+		 "%s but lacks write permission on it (%s); nothing was "
+		 "trimmed", user, pool, why);
+	lib_fix(t, E2TRIM_ERR_RBD_OPEN, "give %s write caps on the pool (ceph "
+		"auth caps %s mon 'profile rbd' osd 'profile rbd pool=%s'), "
+		"or use a key that has them; -n needs read permission only",
+		user, user, pool);
+	return E2TRIM_ERR_RBD_OPEN;
 }
 
 /* rbd_io_open()'s or rbd_io_lock()'s failure, in the table's terms. */
@@ -186,6 +222,10 @@ static errcode_t io_failed(struct e2trim *t, enum rbd_io_fail rc,
 				"exclusive-lock), or give -n");
 	case RBD_IO_LOCK_HELD:
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "%s", why);
+	case RBD_IO_STOPPED:
+		return lib_interrupted(t);
+	case RBD_IO_NO_WRITE:
+		return no_write(t, why);
 	default:
 		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	}
@@ -294,6 +334,8 @@ errcode_t open_rbd_writable(struct e2trim *t)
 	if (!t->rbd_io || rbd_spec_is_snap(t->rbd))
 		return 0;
 	rc = rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
+	/* a stop ends e2trim's own wait for the lock */
+	cephio_set_stop(t->rbd_io, t->cancel);
 	if (!rc)
 		rc = rbd_io_lock(t->rbd_io, why, sizeof(why));
 	err = io_failed(t, rc, why);
@@ -331,6 +373,32 @@ errcode_t open_rbd(struct e2trim *t)
 		return err;
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "rbd");
 	return open_image(t);
+}
+
+void open_rbd_release(struct e2trim *t)
+{
+	const char *cookie, *owner;
+	char name[DETAIL_LEN / 4], id[160], who[80];
+	errcode_t err;
+
+	if (!t->rbd_io)
+		return;
+	err = cephio_release(t->rbd_io, &cookie, &owner);
+	if (!err)
+		return;
+	if (!cookie) {
+		lib_warn(t, "e2trim could not release the RBD image's "
+			 "exclusive lock (%s): see rbd lock ls %s",
+			 strerror((int)err), rbd_spec_name(t->rbd));
+		return;
+	}
+	lib_shell_quote(rbd_spec_name(t->rbd), name, sizeof(name));
+	lib_shell_quote(cookie, id, sizeof(id));
+	lib_shell_quote(owner, who, sizeof(who));
+	lib_warn(t, "e2trim could not release its exclusive lock on the RBD "
+		 "image (%s: the cluster does not answer); once it does, and "
+		 "this e2trim has exited, remove it: rbd lock rm %s %s %s",
+		 strerror((int)err), name, id, who);
 }
 
 int open_rbd_data_map(const struct e2trim *t, const uint64_t (**map)[2],

@@ -460,6 +460,8 @@ static errcode_t trim(const struct cli_control *ctl, struct e2trim *t,
 	err = e2trim_apply(t, list_extent, &to);
 	o->applied = 1;
 	progress_clear();
+	/* what the trim's end says (an RBD lock it could not release) */
+	warn_new(ctl, t, &said, o);
 	report(ctl, t, err);
 	timed_witness(t);
 	return err;
@@ -554,6 +556,9 @@ int main(int argc, char **argv)
 	if (jobs_build(&ctl, &l))
 		return E2TRIM_EXIT_USAGE;
 	ctl.several = l.n > 1;
+	for (code = 0; code < (int)l.n; code++)
+		if (!strncmp(l.v[code].path, "rbd:", 4))
+			stop_watch();
 	code = jobs_run(&ctl, &l, run_target);
 	jobs_free(&l);
 	return code;

@@ -44,4 +44,11 @@ extern volatile sig_atomic_t cli_stop;
 /* Those signals set cli_stop from now on (jobs_run.c, which owns it). */
 void catch_signals(void);
 
+/*
+ * For a run with an RBD image: a stop that the run has not obeyed 10 s
+ * later (librbd waiting for a cluster that does not answer) ends the
+ * process with 130 (jobs_run.c).
+ */
+void stop_watch(void);
+
 #endif /* E2TRIM_JOBS_H */

@@ -15,9 +15,13 @@
  * (e2trim_set_cancel), says what it has trimmed, releases what it holds,
  * and no other target starts.
  */
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "progress.h"
 #include "jobs.h"
@@ -101,12 +105,66 @@ static void *worker(void *arg)
 }
 
 volatile sig_atomic_t cli_stop;
+/* stop_watch(): the handler tells its thread through this pipe */
+static int stop_pipe[2] = { -1, -1 };
 
 /* the first signal is the one that says how the run ends */
 static void on_signal(int sig)
 {
+	int e = errno;
+
 	if (!cli_stop)
 		cli_stop = sig;
+	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "", 1) < 0)
+		stop_pipe[1] = -1;	/* told once is enough */
+	errno = e;
+}
+
+/*
+ * librbd and librados wait for a cluster that does not answer up to
+ * their timeouts (60 s, or for ever when a name sets 0), and a lock
+ * request can go on for ever: a stop (SIGINT, SIGTERM) that only sets
+ * cli_stop would wait with them.  So for a run with an rbd: target, a
+ * thread waits for the stop; if the run has not ended STOP_GRACE_S
+ * seconds after it, it ends the process with 130 and says so.  What
+ * librbd then still holds the cluster cannot be asked to release anyway
+ * (it does not answer); a lock so left is refused by the next run with
+ * the exact `rbd lock rm` to clear it.  Not for other targets: MMP, a
+ * qemu-nbd, a temporary file are released only by the run's own end.
+ */
+#define STOP_GRACE_S 10
+
+static void *stop_watch_thread(void *arg)
+{
+	char c;
+	struct pollfd none = { .fd = -1 };
+
+	(void)arg;
+	while (read(stop_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	poll(&none, 0, STOP_GRACE_S * 1000);
+	dprintf(STDERR_FILENO, "e2trim: still waiting for the Ceph cluster "
+		"%d s after the stop was asked (it does not answer): stopped "
+		"there, exit 130; what librbd held is released by the cluster "
+		"(a lock left behind: rbd lock ls names it, and the next run "
+		"says how to remove it)\n", STOP_GRACE_S);
+	_exit(E2TRIM_EXIT_INTERRUPTED);
+	return NULL;
+}
+
+void stop_watch(void)
+{
+	sigset_t all, old;
+	pthread_t tid;
+
+	if (stop_pipe[0] >= 0 || pipe(stop_pipe))
+		return;
+	/* the signals stay the main thread's (only it sets cli_stop) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!pthread_create(&tid, NULL, stop_watch_thread, NULL))
+		pthread_detach(tid);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /*

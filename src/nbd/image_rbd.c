@@ -193,6 +193,11 @@ const char *rbd_spec_name(const struct rbd_spec *s)
 	return s->name;
 }
 
+const char *cephspec_id(const struct rbd_spec *s)
+{
+	return s->id ? s->id : "admin";
+}
+
 /*
  * What librbd can tell of @what, through the connection: the bits it
  * answered are cleared from *@what.  Whatever it cannot tell (no librbd,

@@ -37,6 +37,9 @@ void rbd_spec_free(struct rbd_spec *s);
 /* POOL[/NAMESPACE]/IMAGE[@SNAP], as librbd opens it. */
 const char *rbd_spec_name(const struct rbd_spec *s);
 
+/* The cephx user the name connects as (id=..., else librados' "admin"). */
+const char *cephspec_id(const struct rbd_spec *s);
+
 /*
  * librbd's connection kept with @s (made on first use, with the options
  * the name gives): 0, or ELIBACC when librbd or librados cannot be

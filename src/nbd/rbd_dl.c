@@ -17,58 +17,16 @@
 
 #include "rbd_dl.h"
 #include "rbd_dl_api.h"
+#include "rbd_dl_int.h"
 
-static struct {
-	int (*create)(rados_t *, const char *);
-	int (*conf_read_file)(rados_t, const char *);
-	int (*conf_set)(rados_t, const char *, const char *);
-	int (*connect)(rados_t);
-	void (*shutdown)(rados_t);
-	int (*ioctx_create)(rados_t, const char *, rados_ioctx_t *);
-	void (*ioctx_set_namespace)(rados_ioctx_t, const char *);
-	void (*ioctx_destroy)(rados_ioctx_t);
-	int (*rados_stat)(rados_ioctx_t, const char *, uint64_t *, time_t *);
-	uint64_t (*last_version)(rados_ioctx_t);
-	int (*open_read_only)(rados_ioctx_t, const char *, rbd_image_t *,
-			      const char *);
-	int (*close)(rbd_image_t);
-	int (*open)(rados_ioctx_t, const char *, rbd_image_t *, const char *);
-	ssize_t (*read)(rbd_image_t, uint64_t, size_t, char *);
-	int (*get_features)(rbd_image_t, uint64_t *);
-	int (*lock_acquire)(rbd_image_t, int);
-	int (*lock_release)(rbd_image_t);
-	int (*is_lock_owner)(rbd_image_t, int *);
-	int (*flush)(rbd_image_t);
-	int (*aio_create)(void *, rbd_callback_t, rbd_completion_t *);
-	int (*aio_discard)(rbd_image_t, uint64_t, uint64_t, rbd_completion_t);
-	int (*aio_wait)(rbd_completion_t);
-	ssize_t (*aio_return)(rbd_completion_t);
-	void (*aio_release)(rbd_completion_t);
-	int (*aio_read)(rbd_image_t, uint64_t, size_t, char *,
-			rbd_completion_t);
-	int (*aio_write_zeroes)(rbd_image_t, uint64_t, size_t,
-				rbd_completion_t, int, int);
-	int (*watchers_list)(rbd_image_t, rbd_image_watcher_t *, size_t *);
-	void (*watchers_list_cleanup)(rbd_image_watcher_t *, size_t);
-	ssize_t (*list_lockers)(rbd_image_t, int *, char *, size_t *, char *,
-				size_t *, char *, size_t *, char *, size_t *);
-	int (*snap_list)(rbd_image_t, rbd_snap_info_t *, int *);
-	void (*snap_list_end)(rbd_snap_info_t *);
-	int (*stat)(rbd_image_t, rbd_image_info_t *, size_t);
-	int (*config_image_list)(rbd_image_t, rbd_config_option_t *, int *);
-	void (*config_image_list_cleanup)(rbd_config_option_t *, int);
-	int (*get_size)(rbd_image_t, uint64_t *);
-	int (*diff_iterate2)(rbd_image_t, const char *, uint64_t, uint64_t,
-			     uint8_t, uint8_t,
-			     int (*)(uint64_t, size_t, int, void *), void *);
-} fn;
+
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *load_error;
 static char dl_error[256];
 
 #define SYM(lib, field, name) \
-	(*(void **)&fn.field = dlsym(lib, name)) != NULL
+	(*(void **)&ceph_fn.field = dlsym(lib, name)) != NULL
 
 static void load(void)
 {
@@ -93,11 +51,14 @@ static void load(void)
 	      SYM(rados, ioctx_destroy, "rados_ioctx_destroy") &&
 	      SYM(rados, rados_stat, "rados_stat") &&
 	      SYM(rados, last_version, "rados_get_last_version") &&
+	      SYM(rados, unlock, "rados_unlock") &&
+	      SYM(rados, obj_lockers, "rados_list_lockers") &&
 	      SYM(rbd, open_read_only, "rbd_open_read_only") &&
 	      SYM(rbd, close, "rbd_close") &&
 	      SYM(rbd, open, "rbd_open") &&
 	      SYM(rbd, read, "rbd_read") &&
 	      SYM(rbd, get_features, "rbd_get_features") &&
+	      SYM(rbd, get_id, "rbd_get_id") &&
 	      SYM(rbd, lock_acquire, "rbd_lock_acquire") &&
 	      SYM(rbd, lock_release, "rbd_lock_release") &&
 	      SYM(rbd, is_lock_owner, "rbd_is_exclusive_lock_owner") &&
@@ -122,28 +83,8 @@ static void load(void)
 		load_error = "librbd.so.1 lacks a function e2trim needs "
 			     "(Ceph 13 or later)";
 	/* Ceph 15 and later; without it --zeroout is refused on RBD */
-	*(void **)&fn.aio_write_zeroes = dlsym(rbd, "rbd_aio_write_zeroes");
+	*(void **)&ceph_fn.aio_write_zeroes = dlsym(rbd, "rbd_aio_write_zeroes");
 }
-
-/*
- * librados and librbd return -errno (or a count); made ours once, here:
- * the errno value, positive.
- */
-static errcode_t ceph_err(int rc)
-{
-	if (rc > 0)
-		return EIO;
-	return (errcode_t)-rc;	/* conventions: Ceph's -errno, made ours */
-}
-
-struct rbd_dl {
-	rados_t cluster;
-	rados_ioctx_t io;
-	rbd_image_t image;		/* opened for a question, then closed */
-	rados_ioctx_t wio;		/* the image read and trimmed (rbd_dl_io_*) */
-	rbd_image_t wimage;
-	unsigned int locked : 1;	/* rbd_lock_acquire() took it */
-};
 
 errcode_t rbd_dl_connect(const char *conf, const char *id,
 			 const char *const *key, const char *const *val,
@@ -164,22 +105,22 @@ errcode_t rbd_dl_connect(const char *conf, const char *id,
 		snprintf(why, len, "out of memory");
 		return ENOMEM;
 	}
-	rc = fn.create(&d->cluster, id);
+	rc = ceph_fn.create(&d->cluster, id);
 	if (rc) {
 		free(d);
 		err = ceph_err(rc);
 		snprintf(why, len, "librados: %s", strerror((int)err));
 		return err;
 	}
-	rc = fn.conf_read_file(d->cluster, conf);
+	rc = ceph_fn.conf_read_file(d->cluster, conf);
 	for (i = 0; !rc && i < nopts; i++)
-		rc = fn.conf_set(d->cluster, key[i], val[i]);
+		rc = ceph_fn.conf_set(d->cluster, key[i], val[i]);
 	if (!rc)
-		rc = fn.connect(d->cluster);
+		rc = ceph_fn.connect(d->cluster);
 	if (rc) {
 		err = ceph_err(rc);
 		snprintf(why, len, "librados: %s", strerror((int)err));
-		fn.shutdown(d->cluster);
+		ceph_fn.shutdown(d->cluster);
 		free(d);
 		return err;
 	}
@@ -213,18 +154,18 @@ static errcode_t open_named(struct rbd_dl *d, const char *name, int read_only,
 		ns = img;
 		img = p;
 	}
-	rc = fn.ioctx_create(d->cluster, pool, io);
+	rc = ceph_fn.ioctx_create(d->cluster, pool, io);
 	if (rc) {
 		*io = NULL;
 		return ceph_err(rc);
 	}
 	if (ns)
-		fn.ioctx_set_namespace(*io, ns);
-	rc = read_only ? fn.open_read_only(*io, img, image, snap) :
-			 fn.open(*io, img, image, snap);
+		ceph_fn.ioctx_set_namespace(*io, ns);
+	rc = read_only ? ceph_fn.open_read_only(*io, img, image, snap) :
+			 ceph_fn.open(*io, img, image, snap);
 	if (rc) {
 		*image = NULL;
-		fn.ioctx_destroy(*io);
+		ceph_fn.ioctx_destroy(*io);
 		*io = NULL;
 		return ceph_err(rc);
 	}
@@ -251,7 +192,7 @@ errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 {
 	rbd_image_watcher_t w[64];
 	size_t n = sizeof(w) / sizeof(w[0]), i;
-	int rc = fn.watchers_list(d->image, w, &n);
+	int rc = ceph_fn.watchers_list(d->image, w, &n);
 
 	if (rc == -ERANGE) {	/* more than 64: all refused anyway */
 		*count = (int)n;
@@ -261,7 +202,7 @@ errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 		return ceph_err(rc);
 	for (i = 0; i < n; i++)
 		append(who, len, w[i].addr);
-	fn.watchers_list_cleanup(w, n);
+	ceph_fn.watchers_list_cleanup(w, n);
 	*count = (int)n;
 	return 0;
 }
@@ -274,7 +215,7 @@ errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
 	size_t al = sizeof(addrs);
 	int excl, i;
-	ssize_t n = fn.list_lockers(d->image, &excl, tag, &tl, clients, &cl,
+	ssize_t n = ceph_fn.list_lockers(d->image, &excl, tag, &tl, clients, &cl,
 				    cookies, &kl, addrs, &al);
 
 	if (n < 0)
@@ -296,7 +237,7 @@ errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count)
 {
 	int max = 0;
-	int rc = fn.snap_list(d->image, NULL, &max);
+	int rc = ceph_fn.snap_list(d->image, NULL, &max);
 
 	/* too small an array: it says how many it needs, one for the end */
 	if (rc == -ERANGE) {
@@ -316,17 +257,17 @@ uint64_t rbd_dl_granularity(struct rbd_dl *d)
 	int max = 0, i;
 	uint64_t g = 0;
 
-	if (fn.config_image_list(d->image, NULL, &max) != -ERANGE || max <= 0)
+	if (ceph_fn.config_image_list(d->image, NULL, &max) != -ERANGE || max <= 0)
 		return 0;
 	o = calloc(max, sizeof(*o));
 	if (!o)
 		return 0;
-	if (fn.config_image_list(d->image, o, &max) == 0) {
+	if (ceph_fn.config_image_list(d->image, o, &max) == 0) {
 		for (i = 0; i < max; i++)
 			if (o[i].name && o[i].value &&
 			    !strcmp(o[i].name, "rbd_discard_granularity_bytes"))
 				g = strtoull(o[i].value, NULL, 10);
-		fn.config_image_list_cleanup(o, max);
+		ceph_fn.config_image_list_cleanup(o, max);
 	}
 	free(o);
 	/*
@@ -335,7 +276,7 @@ uint64_t rbd_dl_granularity(struct rbd_dl *d)
 	 * the next one, which a clone may not have (a discard there copies
 	 * the parent's object up)
 	 */
-	if (g && !fn.stat(d->image, &info, sizeof(info)) && info.obj_size &&
+	if (g && !ceph_fn.stat(d->image, &info, sizeof(info)) && info.obj_size &&
 	    info.obj_size < g)
 		g = info.obj_size;
 	return g;
@@ -348,7 +289,7 @@ errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 	errcode_t err = 0;
 
 	*name = '\0';
-	n = fn.snap_list(d->image, NULL, &max);
+	n = ceph_fn.snap_list(d->image, NULL, &max);
 	if (n >= 0 && max <= 0)
 		return 0;	/* none */
 	if (n != -ERANGE)
@@ -356,7 +297,7 @@ errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 	s = calloc(max, sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	n = fn.snap_list(d->image, s, &max);
+	n = ceph_fn.snap_list(d->image, s, &max);
 	if (n < 0) {
 		free(s);
 		return ceph_err(n);
@@ -368,7 +309,7 @@ errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 	if (newest >= 0 && snprintf(name, len, "%s", s[newest].name) >=
 			   (int)len)
 		err = ENAMETOOLONG;
-	fn.snap_list_end(s);
+	ceph_fn.snap_list_end(s);
 	free(s);
 	return err;
 }
@@ -400,11 +341,11 @@ errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 {
 	struct walk w = { cb, arg, 0 };
 	uint64_t size;
-	int rc = fn.get_size(d->image, &size);
+	int rc = ceph_fn.get_size(d->image, &size);
 
 	if (rc)
 		return ceph_err(rc);
-	rc = fn.diff_iterate2(d->image, from_snap, 0, size, !!parent, 0,
+	rc = ceph_fn.diff_iterate2(d->image, from_snap, 0, size, !!parent, 0,
 			      one_extent, &w);
 	if (w.err)
 		return w.err;
@@ -419,54 +360,9 @@ errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only)
 	return open_named(d, name, read_only, &d->wio, &d->wimage);
 }
 
-errcode_t rbd_dl_io_lock(struct rbd_dl *d)
-{
-	uint64_t features = 0;
-	int rc = fn.get_features(d->wimage, &features);
-
-	if (rc)
-		return ceph_err(rc);
-	if (!(features & RBD_FEATURE_EXCLUSIVE_LOCK))
-		return EOPNOTSUPP;
-	rc = fn.lock_acquire(d->wimage, RBD_LOCK_MODE_EXCLUSIVE);
-	if (rc)
-		return ceph_err(rc);
-	d->locked = 1;
-	return 0;
-}
-
-errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
-{
-	rbd_image_info_t info;
-	char oid[64];
-	uint64_t size;
-	time_t mtime;
-	int rc = fn.stat(d->wimage, &info, sizeof(info));
-
-	if (rc)
-		return ceph_err(rc);
-	/* a format 2 image (exclusive-lock needs it): rbd_data.ID */
-	if (strncmp(info.block_name_prefix, "rbd_data.", 9))
-		return EOPNOTSUPP;
-	snprintf(oid, sizeof(oid), "rbd_header.%.23s",
-		 info.block_name_prefix + 9);
-	rc = fn.rados_stat(d->wio, oid, &size, &mtime);
-	if (rc)
-		return ceph_err(rc);
-	*ver = fn.last_version(d->wio);
-	return 0;
-}
-
-int rbd_dl_io_owns_lock(struct rbd_dl *d)
-{
-	int owner = 0;
-
-	return d->locked && !fn.is_lock_owner(d->wimage, &owner) && owner;
-}
-
 errcode_t rbd_dl_io_size(struct rbd_dl *d, uint64_t *size)
 {
-	int rc = fn.get_size(d->wimage, size);
+	int rc = ceph_fn.get_size(d->wimage, size);
 
 	return rc ? ceph_err(rc) : 0;
 }
@@ -476,7 +372,7 @@ errcode_t rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t off)
 	ssize_t n;
 
 	while (len) {
-		n = fn.read(d->wimage, off, len, buf);
+		n = ceph_fn.read(d->wimage, off, len, buf);
 		if (n < 0)
 			return ceph_err((int)n);
 		if (n == 0)
@@ -491,7 +387,7 @@ errcode_t rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t off)
 /* A completion, or ENOMEM / librbd's code. */
 static errcode_t new_completion(void **comp)
 {
-	int rc = fn.aio_create(NULL, NULL, comp);
+	int rc = ceph_fn.aio_create(NULL, NULL, comp);
 
 	return rc ? ceph_err(rc) : 0;
 }
@@ -504,9 +400,9 @@ errcode_t rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 
 	if (err)
 		return err;
-	rc = fn.aio_read(d->wimage, off, len, buf, *comp);
+	rc = ceph_fn.aio_read(d->wimage, off, len, buf, *comp);
 	if (rc) {
-		fn.aio_release(*comp);
+		ceph_fn.aio_release(*comp);
 		*comp = NULL;
 		return ceph_err(rc);
 	}
@@ -519,15 +415,15 @@ errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 	errcode_t err;
 	int rc;
 
-	if (zero && !fn.aio_write_zeroes)
+	if (zero && !ceph_fn.aio_write_zeroes)
 		return EOPNOTSUPP;
 	err = new_completion(comp);
 	if (err)
 		return err;
-	rc = zero ? fn.aio_write_zeroes(d->wimage, off, len, *comp, 0, 0) :
-		    fn.aio_discard(d->wimage, off, len, *comp);
+	rc = zero ? ceph_fn.aio_write_zeroes(d->wimage, off, len, *comp, 0, 0) :
+		    ceph_fn.aio_discard(d->wimage, off, len, *comp);
 	if (rc) {
-		fn.aio_release(*comp);
+		ceph_fn.aio_release(*comp);
 		*comp = NULL;
 		return ceph_err(rc);
 	}
@@ -536,51 +432,55 @@ errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 
 int rbd_dl_io_can_zero(void)
 {
-	return fn.aio_write_zeroes != NULL;
+	return ceph_fn.aio_write_zeroes != NULL;
 }
 
 errcode_t rbd_dl_io_wait(void *comp)
 {
 	ssize_t rc;
 
-	fn.aio_wait(comp);
-	rc = fn.aio_return(comp);
-	fn.aio_release(comp);
+	ceph_fn.aio_wait(comp);
+	rc = ceph_fn.aio_return(comp);
+	ceph_fn.aio_release(comp);
 	return rc < 0 ? ceph_err((int)rc) : 0;
 }
 
 errcode_t rbd_dl_io_flush(struct rbd_dl *d)
 {
-	int rc = fn.flush(d->wimage);
+	int rc = ceph_fn.flush(d->wimage);
 
 	return rc ? ceph_err(rc) : 0;
 }
 
 /*
- * The lock released before the image is closed: rbd_close() would
- * release it too, but a failed release is then not seen; either way
- * nothing of ours is left held.
+ * The lock released (rbd_dl_lock.c) before the image is closed:
+ * rbd_close() would release it too, but a failed release is then not
+ * seen.  After a call that never came back (a cluster that does not
+ * answer) nothing is touched: librbd's threads may still use it all,
+ * and the process is about to end.
  */
 void rbd_dl_io_close(struct rbd_dl *d)
 {
 	if (d->wimage && d->locked)
-		fn.lock_release(d->wimage);
+		cephdl_release(d);
 	d->locked = 0;
+	if (d->stuck)
+		return;
 	if (d->wimage)
-		fn.close(d->wimage);
+		ceph_fn.close(d->wimage);
 	d->wimage = NULL;
 	if (d->wio)
-		fn.ioctx_destroy(d->wio);
+		ceph_fn.ioctx_destroy(d->wio);
 	d->wio = NULL;
 }
 
 void rbd_dl_close_image(struct rbd_dl *d)
 {
 	if (d->image)
-		fn.close(d->image);
+		ceph_fn.close(d->image);
 	d->image = NULL;
 	if (d->io)
-		fn.ioctx_destroy(d->io);
+		ceph_fn.ioctx_destroy(d->io);
 	d->io = NULL;
 }
 
@@ -589,7 +489,9 @@ void rbd_dl_disconnect(struct rbd_dl *d)
 	if (!d)
 		return;
 	rbd_dl_io_close(d);
+	if (d->stuck)
+		return;	/* see rbd_dl_io_close() */
 	rbd_dl_close_image(d);
-	fn.shutdown(d->cluster);
+	ceph_fn.shutdown(d->cluster);
 	free(d);
 }

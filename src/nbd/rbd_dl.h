@@ -14,6 +14,7 @@
 #define E2TRIM_RBD_DL_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <et/com_err.h>
 
@@ -75,24 +76,6 @@ errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
  */
 errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only);
 
-/*
- * librbd's exclusive lock taken in the mode that is not handed over on
- * request (RBD_LOCK_MODE_EXCLUSIVE): any other client's write fails or
- * waits until it is released.  EOPNOTSUPP: the image lacks the
- * exclusive-lock feature; else 0 or librbd's errno value.
- */
-errcode_t rbd_dl_io_lock(struct rbd_dl *d);
-
-/*
- * The version of the image's header object (rados_stat): any client
- * that writes the image takes its exclusive lock there first, so a
- * writer that came and went changed it.  0 or an errno value.
- */
-errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver);
-
-/* Is the lock rbd_dl_io_lock() took still ours?  1 or 0. */
-int rbd_dl_io_owns_lock(struct rbd_dl *d);
-
 /* Its size now (librbd refreshes it when the header changes). */
 errcode_t rbd_dl_io_size(struct rbd_dl *d, uint64_t *size);
 
@@ -120,5 +103,7 @@ void rbd_dl_io_close(struct rbd_dl *d);
 
 void rbd_dl_close_image(struct rbd_dl *d);
 void rbd_dl_disconnect(struct rbd_dl *d);
+
+#include "rbd_dl_lock.h"
 
 #endif /* E2TRIM_RBD_DL_H */

@@ -45,11 +45,17 @@
 /* librbd takes any length; bounded so that one read is not all memory */
 #define READ_MAX (32U << 20)
 
+/* the header's version asked once in this many rechecks (a batch) */
+#define RBD_IO_HEADER_EVERY 64
+
 struct rbd_io {
 	unsigned int magic;
 	struct rbd_dl *d;	/* the spec's connection: not ours to close */
 	uint64_t size_bytes;	/* at open: rbd_io_recheck() compares */
-	uint64_t header_ver;	/* at open: rbd_io_reopen() compares */
+	uint64_t header_ver;	/* at open: rbd_io_reopen() compares; */
+				/* once locked, as the lock left it */
+	uint64_t features;	/* once locked: what the lock rests on */
+	unsigned int looks;	/* rbd_io_recheck()s since the header's */
 	struct rbd_ra *ra;	/* reads asked ahead, or NULL */
 	uint64_t last_end;	/* where the last read ended: sequential? */
 	char name[40];
@@ -110,6 +116,13 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 
 	if (err == EOPNOTSUPP)
 		return RBD_IO_NO_LOCK_FEATURE;
+	if (err == EINTR)
+		return RBD_IO_STOPPED;
+	if (err == EPERM || err == EACCES) {
+		snprintf(why, len, "librbd: cannot take the image's exclusive "
+			 "lock: %s", strerror((int)err));
+		return RBD_IO_NO_WRITE;
+	}
 	/* the owner keeps it (another e2trim, a client in the same mode) */
 	if (err == EROFS || err == EBUSY) {
 		snprintf(why, len, "librbd: another client holds the image's "
@@ -122,6 +135,21 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 		return RBD_IO_FAILED;
 	}
 	io->locked = 1;
+	/*
+	 * What the lock rests on, as it stands now: the features (another
+	 * client's `rbd feature disable` runs through e2trim's librbd, the
+	 * owner) and the header's version (every change of the image's
+	 * metadata writes it; e2trim's own discards never do)
+	 */
+	err = cephdl_features(io->d, &io->features);
+	if (!err)
+		err = rbd_dl_io_header_version(io->d, &io->header_ver);
+	if (err) {
+		snprintf(why, len, "librbd: cannot read the locked image's "
+			 "header: %s", strerror((int)err));
+		return RBD_IO_FAILED;
+	}
+	io->looks = 0;
 	return RBD_IO_OK;
 }
 
@@ -154,6 +182,12 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 	}
 	/* the same handle: libext2fs's channel keeps reading through it */
 	err = rbd_dl_io_open(io->d, rbd_spec_name(s), 0);
+	/* a cephx key with read caps only: the read-only open went through */
+	if (err == EPERM || err == EACCES) {
+		io_fail(err, why, len, "cannot open for writing",
+			rbd_spec_name(s));
+		return RBD_IO_NO_WRITE;
+	}
 	if (err)
 		return io_fail(err, why, len, "cannot open for writing",
 			       rbd_spec_name(s));
@@ -161,17 +195,45 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 	return RBD_IO_OK;
 }
 
+/* Features and header as the lock left them: 0, ESTALE or an errno. */
+static errcode_t recheck_header(struct rbd_io *io)
+{
+	uint64_t features, ver;
+	errcode_t err = cephdl_features(io->d, &features);
+
+	if (err)
+		return err;
+	if (features != io->features)
+		return ESTALE;
+	/* a round trip: once a batch of requests in flight, not each */
+	if (io->looks++ % RBD_IO_HEADER_EVERY)
+		return 0;
+	err = rbd_dl_io_header_version(io->d, &ver);
+	if (err)
+		return err;
+	return ver == io->header_ver ? 0 : ESTALE;
+}
+
 errcode_t rbd_io_recheck(struct rbd_io *io)
 {
 	uint64_t size;
 	errcode_t err;
 
-	if (io->locked && !rbd_dl_io_owns_lock(io->d))
-		return ENOLCK;
 	err = rbd_dl_io_size(io->d, &size);
 	if (err)
 		return err;
-	return size == io->size_bytes ? 0 : ERANGE;
+	if (size != io->size_bytes)
+		return ERANGE;
+	/*
+	 * the features first: with exclusive-lock switched off librbd
+	 * drops the lock too, and the cause is the feature, not a stall
+	 */
+	err = io->locked ? recheck_header(io) : 0;
+	if (err)
+		return err;
+	if (io->locked && !rbd_dl_io_owns_lock(io->d))
+		return ENOLCK;
+	return 0;
 }
 
 uint64_t rbd_io_size(const struct rbd_io *io)
@@ -220,6 +282,27 @@ int rbd_io_can_zero(void)
 errcode_t rbd_io_flush(struct rbd_io *io)
 {
 	return io->read_only ? 0 : rbd_dl_io_flush(io->d);
+}
+
+int cephio_stuck(const struct rbd_io *io)
+{
+	return cephdl_stuck(io->d);
+}
+
+void cephio_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop)
+{
+	cephdl_set_stop(io->d, stop);
+}
+
+errcode_t cephio_release(struct rbd_io *io, const char **cookie,
+			 const char **owner)
+{
+	errcode_t err = cephdl_release(io->d);
+
+	if (err && !cephdl_own_lock(io->d, cookie, owner))
+		*cookie = *owner = NULL;
+	io->locked = 0;
+	return err;
 }
 
 void rbd_io_close(struct rbd_io *io)

@@ -12,6 +12,7 @@
 #ifndef E2TRIM_RBD_IO_H
 #define E2TRIM_RBD_IO_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
@@ -27,6 +28,8 @@ enum rbd_io_fail {
 	RBD_IO_FAILED,		/* librados or librbd said no (words in why) */
 	RBD_IO_NO_LOCK_FEATURE,	/* the image lacks exclusive-lock */
 	RBD_IO_LOCK_HELD,	/* another client holds the lock and keeps it */
+	RBD_IO_STOPPED,		/* a stop came while e2trim waited for it */
+	RBD_IO_NO_WRITE,	/* the key may read the pool, not write it */
 };
 
 /*
@@ -49,9 +52,12 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len);
 
 /*
- * Still ours, as it was: the lock held (when taken) and the size what
- * it was at open.  0, or ENOLCK (the lock was lost: broken by someone,
- * or we were blocklisted) or ERANGE (the size changed).
+ * Still ours, as it was: the size what it was at open, and once locked
+ * the features and (once a batch: a round trip) the header's version as
+ * the lock left them, and the lock held.  0, or ERANGE (the size
+ * changed), ESTALE (a feature changed, `rbd feature disable` run through
+ * e2trim's client, or the header was written), ENOLCK (the lock was
+ * lost: broken by someone, or we were blocklisted) or an errno value.
  */
 errcode_t rbd_io_recheck(struct rbd_io *io);
 
@@ -72,6 +78,25 @@ errcode_t rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
 errcode_t rbd_io_wait(void *comp);
 int rbd_io_can_zero(void);
 errcode_t rbd_io_flush(struct rbd_io *io);
+
+/*
+ * What e2trim's own waits for the lock (its request, its release) give
+ * up at: a stop flag (the library's cancel), or NULL.
+ */
+void cephio_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop);
+
+/*
+ * The lock released now, and whatever librbd lost of it but left on the
+ * header under e2trim's cookie (a stalled cluster): 0 when nothing of
+ * ours is left; else an errno value (ETIMEDOUT: the cluster does not
+ * answer), *@cookie and *@owner naming the lock left for `rbd lock rm`
+ * (NULL when not known).
+ */
+errcode_t cephio_release(struct rbd_io *io, const char **cookie,
+			 const char **owner);
+
+/* The cluster did not answer one of e2trim's own waits: ask it nothing. */
+int cephio_stuck(const struct rbd_io *io);
 
 /* Release the lock, close the image.  NULL is fine. */
 void rbd_io_close(struct rbd_io *io);

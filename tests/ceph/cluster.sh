@@ -11,10 +11,13 @@
 # data.  `start` prints DIR/ceph.conf once pool "rbd" serves I/O; the
 # daemons' PIDs are in DIR/pids, and `stop` ends exactly those (they are
 # re-parented to init, so a process group would not find them).
+# CEPH_AUTH=cephx: with cephx authentication (a client.admin key in
+# DIR/keyring, which the conf names), as production clusters run; the
+# default is none.
 set -eu
 
 start() {
-	local D=$1 fsid conf uuid id ports mon
+	local D=$1 fsid conf uuid id ports mon auth=${CEPH_AUTH:-none}
 	mkdir -p "$D"/{mon,osd,run,log}
 	fsid=$(uuidgen)
 	# the monitor's two ports, free ones rather than 3300 and 6789: a
@@ -36,9 +39,9 @@ public_addr = 127.0.0.1
 cluster_addr = 127.0.0.1
 ms_bind_ipv4 = true
 ms_bind_ipv6 = false
-auth_cluster_required = none
-auth_service_required = none
-auth_client_required = none
+auth_cluster_required = $auth
+auth_service_required = $auth
+auth_client_required = $auth
 osd_pool_default_size = 1
 osd_pool_default_min_size = 1
 osd_pool_default_pg_autoscale_mode = off
@@ -57,6 +60,7 @@ keyring = $D/keyring
 admin_socket = $D/run/\$name.asok
 [osd]
 admin_socket = $D/run/\$name.asok
+keyring = $D/osd/\$name/keyring
 osd_objectstore = bluestore
 bluestore_block_size = ${CEPH_OSD_BYTES:-4294967296}
 osd_memory_target = 1073741824
@@ -65,6 +69,9 @@ admin_socket =
 CONF
 	ceph-authtool --create-keyring "$D/keyring" --gen-key -n mon. \
 		--cap mon 'allow *' >/dev/null
+	# the mon learns client.admin from its first keyring (cephx only)
+	[ "$auth" = none ] || ceph-authtool "$D/keyring" --gen-key -n client.admin \
+		--cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' >/dev/null
 	monmaptool --create --fsid "$fsid" \
 		--addv a "$mon" \
 		"$D/monmap" >/dev/null
@@ -76,6 +83,9 @@ CONF
 	uuid=$(uuidgen)
 	id=$(ceph -c "$conf" --connect-timeout 30 osd new "$uuid")
 	mkdir -p "$D/osd/osd.$id"
+	# cephx: the OSD's own key, from the mon, before its mkfs asks
+	[ "$auth" = none ] || ceph -c "$conf" auth get-or-create "osd.$id" \
+		osd 'allow *' mon 'allow profile osd' -o "$D/osd/osd.$id/keyring"
 	ceph-osd -c "$conf" -i "$id" --mkfs --osd-uuid "$uuid" \
 		>"$D/log/osd.mkfs.out" 2>&1
 	ceph-osd -c "$conf" -i "$id" -f >"$D/log/osd.$id.out" 2>&1 &

@@ -31,6 +31,9 @@ D=$(mktemp -d "${CEPH_TMPDIR:-/tmp}/e2trim-ceph.XXXXXX")
 stop_cluster() { bash "$here/cluster.sh" stop "$D/c"; rm -rf "$D"; }
 trap stop_cluster EXIT
 start=$(date +%s%N)
+# with cephx, as production clusters run (t_rbd_cephx needs it); CEPH_AUTH=none
+# for a cluster without
+export CEPH_AUTH=${CEPH_AUTH:-cephx}
 if ! CEPH_CONF=$(bash "$here/cluster.sh" start "$D/c" 2>"$D/start.log"); then
 	echo "FAIL cluster start"; sed 's/^/  | /' "$D/start.log" | tail -20
 	exit 1

@@ -8,6 +8,7 @@
 # gets past the refusal.  The table: grep -o 'ADVICE|.*' in the notes.
 # shellcheck source-path=SCRIPTDIR source=ceph_lib.sh
 . "$(dirname "$0")/ceph_lib.sh"
+own_images adv13 adv17 adv24 adv26
 # shellcheck source-path=SCRIPTDIR/.. source=../fixtures.sh
 . "$(dirname "$0")/../fixtures.sh"
 # shellcheck source-path=SCRIPTDIR/.. source=../advice_lib.sh

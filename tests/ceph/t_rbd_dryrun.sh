@@ -7,6 +7,7 @@
 # another client holds) changes nothing either, nor does a real run
 # that a filesystem gate refuses (13).
 . "$(dirname "$0")/ceph_lib.sh"
+own_images dry unclean
 IMG=rbd/dry
 # librbd writes the access time into the header at an open once this
 # many seconds passed since the last (60 by default): 1 here, so that

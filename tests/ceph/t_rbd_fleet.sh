@@ -12,6 +12,7 @@
 #    --exact), every file reads back the same, e2fsck -fn is clean, and
 #    the JSON a monitoring system reads says so per target.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images fleet1 fleet2 fleetdisk
 ERR=$T/err
 # files_of IMG[?offset=N]: "name sha256" of every regular file in /
 files_of() {

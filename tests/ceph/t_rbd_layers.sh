@@ -14,6 +14,7 @@
 # Each: files keep their sha256 and the used blocks their bytes, e2fsck -fn
 # is clean on the image exported.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images fresh own snapped gold
 ERR=$T/err
 
 # files_sha IMG: each regular file's name and sha256, one digest of all

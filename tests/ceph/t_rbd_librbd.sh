@@ -9,6 +9,7 @@
 # e2trim starts.  The run: exit 0, the JSON's allocated_before/after are
 # what rbd du --exact says, e2fsck -fn clean on the image exported.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images how-lib how-cmd
 ERR=$T/err
 
 mkdir -p "$T/bin" "$T/nolib"

@@ -11,7 +11,8 @@
 # change is refused (librados does what it says).
 . "$(dirname "$0")/ceph_lib.sh"
 OUT=$T/out ERR=$T/err
-NS=names
+# a namespace of its own per run: a run that failed leaves nothing in the way
+NS=names$RANDOM$RANDOM
 SENT=$T/sentinel
 EVIL="vm7:admin_socket=$SENT"
 

@@ -6,13 +6,16 @@
 # e2fsck -fn is clean.  Held at its first report with bytes trimmed (the
 # pause hook, no timing).
 . "$(dirname "$0")/ceph_lib.sh"
+own_images crash
 : "${CEPH_DIR:?run through tests/ceph/run.sh}"
 IMG=rbd/crash
 SPEC="rbd:$IMG:conf=$C:rados_osd_op_timeout=5"
 here=$(cd "$(dirname "$0")" && pwd)
 restart() { [ -n "${OSD_DOWN:-}" ] || return 0; OSD_DOWN=; bash "$here/cluster.sh" start-osd "$CEPH_DIR"; }
 # the OSD is back for the next test, pass or fail
-trap 'restart; cleanup' EXIT
+# shellcheck disable=SC2317  # called by the trap
+on_exit() { local rc=$?; restart; ceph_exit "$rc"; }
+trap on_exit EXIT
 
 mkfs "$T/fs.img" 256M -t ext4 -b 4096
 age "$T/fs.img" 11

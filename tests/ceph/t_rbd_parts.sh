@@ -4,6 +4,7 @@
 # only free space inside the ext4 is freed, partition 1 and every file
 # read back the same, e2fsck -fn is clean.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images disk1 disk2
 OUT=$T/out ERR=$T/err
 # what must survive: partition 1's bytes, partition 2's files, its fsck
 survivors() {	# IMAGE

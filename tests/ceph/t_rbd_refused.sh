@@ -3,7 +3,10 @@
 # qemu-nbd has it open, as a VM would), a lock another client holds, and
 # a watcher that comes while e2trim verifies (the check before the first
 # discard; e2trim holds the exclusive lock, so it cannot write).  A snapshot: -n reads it, a trim is refused (3).
+# Another client's lock taken while e2trim watches the image and verifies
+# under its own (e2trim's removed without blocklisting it): named, 26.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images busy
 IMG=rbd/busy
 SPEC="rbd:$IMG:conf=$C"
 OUT=$T/out ERR=$T/err
@@ -96,6 +99,43 @@ PY
 stop_holder
 unchanged "a late watcher's refusal"
 note "a watcher that came during verification refused, image unchanged"
+
+# 5. another client's lock taken while e2trim's connection watches the
+# image and holds its own (issue 45, point 1): held at the verification
+# under the lock, e2trim's lock is removed without blocklisting it (so
+# its librbd goes on believing it owns it) and another client takes one;
+# the check right before the first discard names that lock: 26, nothing
+# trimmed, the other client's lock kept
+lock_field() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
+l = json.load(sys.stdin); print(l[0][sys.argv[1]] if l else "")' "$1"; }
+pause_arm verifying
+"$E2TRIM" --json "$SPEC" >"$OUT" 2>"$ERR" &
+run=$!
+unset E2TRIM_TEST_PAUSE
+pause_wait
+[ "$PAUSED" != exited ] || fail "e2trim ended before verifying"
+# the read-only verification goes on; the one under the lock holds again
+pause_release 1
+pause_wait
+[ "$PAUSED" != exited ] || { cat "$ERR"; fail "e2trim ended before it verified under its lock"; }
+id=$(lock_field id) owner=$(lock_field locker)
+[ -n "$id" ] || fail "e2trim holds no lock while it verifies under it"
+[ -n "$(watchers)" ] || fail "e2trim does not watch the image"
+rbd -c "$C" --rbd_blocklist_on_break_lock false lock rm "$IMG" "$id" "$owner" ||
+	fail "rbd lock rm of e2trim's lock"
+rbd -c "$C" lock add "$IMG" other || fail "rbd lock add while e2trim watches"
+other=$(lock_field address)
+pause_release 1
+wait "$run"; RC=$?
+pause_disarm
+cat "$ERR"
+assert_rc 26 "another client's lock taken while e2trim watched the image"
+assert_grep "another client opened the RBD image while e2trim checked it" "$ERR" "the other client"
+assert_grep "lockers: $other" "$ERR" "the other client's lock named"
+assert_eq "$(lock_field address)" "$other" "the other client's lock after the refusal"
+rbd -c "$C" lock rm "$IMG" other "$(lock_field locker)" || fail "rbd lock rm other"
+unchanged "a lock taken while e2trim watched"
+note "another client's lock taken while e2trim watched the image: 26, named, image unchanged"
 
 # 4. a snapshot: -n reads it (a VM on the image does not matter), a
 # trim is refused with 3

@@ -5,6 +5,7 @@
 # after cannot find it: the JSON's allocated_after is null (unknown),
 # never 0, allocated_before is what rbd du --exact said, the run trimmed.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images named renamed
 
 mkfs "$T/fs.img" 64M -t ext4 -b 4096
 age "$T/fs.img" 9

@@ -5,6 +5,7 @@
 # frees nothing more and trims only what rbd diff calls allocated, -v and
 # --json carry rbd du's numbers.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images aged
 IMG=rbd/aged
 SPEC="rbd:$IMG:conf=$C"
 

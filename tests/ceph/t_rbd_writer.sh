@@ -11,6 +11,7 @@
 # run is refused at the lock, its header object having changed.)  Then SIGTERM at each pause point:
 # e2trim exits 130 and leaves no lock and no watcher behind.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images writer control
 command -v qemu-io >/dev/null || skip "qemu-io is missing: make deps-ceph"
 IMG=rbd/writer
 SPEC="rbd:$IMG:conf=$C"

@@ -14,8 +14,14 @@
 #     leaves no lock, the image passes e2fsck -fn;
 #  3. `rbd lock add` while e2trim verifies (read-only, no lock of its
 #     own yet): taken; the run is refused with 26 before any discard,
-#     the image is byte-identical and the other client's lock stays.
+#     the image is byte-identical and the other client's lock stays;
+#  4. `rbd feature disable ... exclusive-lock` goes through too (the
+#     owner, e2trim's librbd, carries it out), and from then any client
+#     writes without a lock: e2trim's check before each request sees the
+#     features changed and stops, 26, nothing sent after (issue 46,
+#     point 1); the oracle as in 1.
 . "$(dirname "$0")/ceph_lib.sh"
+own_images midrun
 IMG=rbd/midrun
 SPEC="rbd:$IMG:conf=$C"
 
@@ -25,7 +31,7 @@ image_sha() { rbd -c "$C" export --no-progress "$IMG" - 2>/dev/null | sha256sum 
 locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys; print(" ".join(l["locker"] for l in json.load(sys.stdin)))'; }
 # start AT: e2trim on a fresh import, held at pause point AT
 start() {
-	rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
+	rbd_gone midrun
 	rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
 	pause_arm "$1"
 	"$E2TRIM" -v "$SPEC" >"$T/out" 2>"$T/err" &
@@ -44,6 +50,22 @@ finish_run() {
 	cat "$T/out" "$T/err"
 }
 
+# untouched_from WHAT: the message says from which byte nothing was sent
+# ($from), and every byte from there to the filesystem's end is the
+# imported image's (its free blocks still hold the aged 0x5a); no lock
+# is left
+untouched_from() {
+	from=$(sed -n 's/.*nothing was sent from byte \([0-9]*\) on.*/\1/p' "$ERR")
+	[ -n "$from" ] || fail "$1: the refusal does not say where it stopped"
+	end=$((128 << 20))
+	[ "$from" -lt "$end" ] || fail "$1: stopped at byte $from: nothing was left to send"
+	rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
+	cmp -s <(tail -c +$((from + 1)) "$T/fs.img") <(head -c "$end" "$T/x.img" | tail -c +$((from + 1))) ||
+		fail "$1: bytes from $from on changed after the stop"
+	assert_eq "$(locks)" "" "$1: locks after the stop"
+	rm -f "$T/x.img"
+}
+
 # 1. resized between two batches
 start trimming
 mine=$(locks)
@@ -52,15 +74,7 @@ rbd -c "$C" resize --no-progress --size 256M "$IMG" || fail "rbd resize while e2
 finish_run
 assert_rc 26 "resized between two batches"
 assert_grep "resized while e2trim" "$ERR" "the resize named"
-from=$(sed -n 's/.*nothing was sent from byte \([0-9]*\) on.*/\1/p' "$ERR")
-[ -n "$from" ] || fail "the refusal does not say where it stopped"
-end=$((128 << 20))
-[ "$from" -lt "$end" ] || fail "stopped at byte $from: nothing was left to send"
-rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
-cmp -s <(tail -c +$((from + 1)) "$T/fs.img") <(head -c "$end" "$T/x.img" | tail -c +$((from + 1))) ||
-	fail "bytes from $from on changed after the stop"
-assert_eq "$(locks)" "" "locks after the stop"
-rm -f "$T/x.img"
+untouched_from "resized"
 note "resized between two batches: 26, bytes $from..$end as imported, no lock left"
 
 # 2. another client's lock between two batches: refused by Ceph
@@ -89,5 +103,17 @@ assert_eq "$(locks)" "$other" "the other client's lock after the refusal"
 assert_eq "$(image_sha)" "$sha0" "the image after the refusal"
 rbd -c "$C" lock rm "$IMG" other "$other" || fail "rbd lock rm"
 note "another client's lock during verification: 26, image unchanged, its lock kept"
-rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
+
+# 4. the lock's feature switched off between two batches (through
+# e2trim's own client, the lock's owner): 26, the rest untouched
+start trimming
+[ -n "$(locks)" ] || fail "e2trim holds no lock while it trims"
+rbd -c "$C" feature disable "$IMG" object-map fast-diff exclusive-lock ||
+	fail "rbd feature disable while e2trim trims"
+finish_run
+assert_rc 26 "exclusive-lock switched off between two batches"
+assert_grep "features or header changed while e2trim held its exclusive lock" "$ERR" "the feature change named"
+assert_grep "rbd feature enable" "$ERR" "the fix"
+untouched_from "exclusive-lock switched off"
+note "exclusive-lock switched off between two batches: 26, bytes $from..$end as imported, no lock left"
 exit 0

@@ -7,8 +7,9 @@ Each mutant of mutants.txt is applied to its own scratch copy of the tree
 against the tests it is tagged with; a mutant none of them kills then
 meets the whole `make check` of its copy (unless QUICK).  A mutant's
 "suite:" says where its tests live: e2e (the default: tests/e2e/ and the
-unit tests), ceph (tests/ceph/: one cluster, started once for the whole
-run, serves every Ceph mutant; a survivor then meets every Ceph test, not
+unit tests), ceph (tests/ceph/: a fresh cluster for each mutant and one
+for the baseline, so that nothing a mutant's tests left in the cluster
+decides the next one's fate; a survivor then meets every Ceph test, not
 `make check`) or boot (tests/boot/: listed, never run here; see
 BOOT_HOWTO).  A run takes one suite (--suite); the mutants of the others
 are listed as NOT RUN, naming the make target that runs them.  Copies share
@@ -26,7 +27,9 @@ Prints one line a mutant: KILLED (and by which test: a failing assertion,
 lib.sh's "FAIL:" or cmocka's "[  FAILED  ]"), SURVIVED (a missing test),
 or STALE (its text is gone, it does not build, or a test failed without
 an assertion: a timeout, a crash of the test's script, a failed `make
-deps` kill nothing; fix mutants.txt or the test).
+deps` kill nothing; nor does a Ceph test's FAIL: before it ever ran
+e2trim (its setup failed: tests/ceph/ceph_lib.sh's guard records each
+run in E2TRIM_RUNS); fix mutants.txt or the test).
 Exit 1 if any mutant survived or is stale."""
 
 import argparse
@@ -135,9 +138,17 @@ def sh(cmd, cwd, env=None, timeout=1800):
 ASSERTION = re.compile(r"^(  \| )?FAIL: |^\[  FAILED  \] ", re.M)
 
 
+def ran_e2trim(dst, name):
+    """Did the Ceph test NAME run e2trim at all (ceph_lib.sh's guard
+    writes a line for each run into E2TRIM_RUNS/NAME)?"""
+    return os.path.getsize(os.path.join(dst, "e2trim-runs", name)) > 0 \
+        if os.path.exists(os.path.join(dst, "e2trim-runs", name)) else False
+
+
 def run_test(dst, name):
     """0 if test NAME passes on the copy in DST; else (how, output): how
-    is "assert" when an assertion failed, "other" for anything else."""
+    is "assert" when an assertion failed, "setup" when a Ceph test
+    failed before it ran e2trim, "other" for anything else."""
     if name.startswith("test_"):
         rc, out = sh(["make", "--no-print-directory", "build/tests/" + name], dst)
         if rc:
@@ -153,8 +164,10 @@ def run_test(dst, name):
     if rc == 0:
         return "other", "no test matched %s" % name
     # "FAIL NAME (exit RC)" or, as run.sh says it now, "(exit RC, Ns)"
-    m = re.search(r"^FAIL \S+ \(exit (\d+)[,)]", out, re.M)
-    ok = m and m.group(1) == "1" and ASSERTION.search(out)
+    m = re.search(r"^FAIL (\S+) \(exit (\d+)[,)]", out, re.M)
+    ok = m and m.group(2) == "1" and ASSERTION.search(out)
+    if ok and CEPH_ENV and not ran_e2trim(dst, m.group(1)):
+        return "setup", out[-400:]
     return ("assert" if ok else "other"), out[-400:]
 
 
@@ -164,25 +177,31 @@ def run_suite(dst, name=""):
     env = {"E2TRIM": os.path.join(dst, "build", "e2trim")}
     if CEPH_ENV:
         # as tests/ceph/run.sh runs them: one at a time, one cluster
+        runs = os.path.join(dst, "e2trim-runs")
+        shutil.rmtree(runs, ignore_errors=True)
+        os.makedirs(runs)
         env.update(CEPH_ENV, TESTS_DIR=os.path.join(dst, "tests", "ceph"),
-                   E2E_JOBS="1", SHOW_NOTES="1",
+                   E2E_JOBS="1", SHOW_NOTES="1", E2TRIM_RUNS=runs,
                    PATH="/usr/sbin:/usr/bin:/sbin:/bin")
     return sh(["bash", "tests/e2e/run.sh"] + ([name] if name else []), dst,
               env, timeout=3600)
 
 
 def start_cluster(tmp):
-    """A one-node Ceph cluster for every mutant of a ceph run."""
+    """A fresh one-node Ceph cluster (for one mutant of a ceph run, or
+    its baseline): its CEPH_CONF and CEPH_DIR in CEPH_ENV."""
     d = tempfile.mkdtemp(prefix="e2trim-mc.ceph.", dir=tmp)
+    # with cephx, as tests/ceph/run.sh starts it (t_rbd_cephx needs it)
     r = subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
                         "start", os.path.join(d, "c")], capture_output=True,
-                       text=True, errors="replace")
+                       text=True, errors="replace",
+                       env=dict(os.environ, CEPH_AUTH="cephx"))
     if r.returncode:
         subprocess.run(["bash", os.path.join(TOP, "tests", "ceph", "cluster.sh"),
                         "stop", os.path.join(d, "c")])
         shutil.rmtree(d, ignore_errors=True)
-        sys.exit("the Ceph cluster did not start (a harness failure, not a "
-                 "kill):\n" + r.stderr[-2000:])
+        raise RuntimeError("the Ceph cluster did not start (a harness "
+                           "failure, not a kill):\n" + r.stderr[-2000:])
     CEPH_ENV.update(CEPH_CONF=r.stdout.strip(), CEPH_DIR=os.path.join(d, "c"))
     return d
 
@@ -193,11 +212,13 @@ def stop_cluster(d):
     shutil.rmtree(d, ignore_errors=True)
 
 
-def failed_in_check(out):
-    """Names of what `make check` reported as failed by an assertion."""
+def failed_in_check(out, dst=None):
+    """Names of what `make check` reported as failed by an assertion
+    (a Ceph test's only once it had run e2trim)."""
     names = [n for n, blk in re.findall(
         r"^FAIL (t_\w+) \(exit 1[,)].*\n((?:  \|.*\n)*)", out, re.M)
-        if ASSERTION.search(blk)]
+        if ASSERTION.search(blk) and not (CEPH_ENV and dst and
+                                          not ran_e2trim(dst, n))]
     names += re.findall(r"^== \S*/(test_\w+)\n(?:(?!^== ).*\n)*?\[  FAILED  \]", out, re.M)
     return sorted(set(names))
 
@@ -221,8 +242,21 @@ def baseline(tests, tmp):
 
 
 def one(args):
-    m, quick, keep, tmp, skip, ceph_env = args
-    CEPH_ENV.update(ceph_env)	# whatever way the pool started this worker
+    m, quick, keep, tmp, skip, fresh = args
+    try:
+        cluster = start_cluster(tmp) if fresh else None
+    except RuntimeError as e:
+        return {"name": m["name"], "tests": m["tests"], "verdict": "stale",
+                "why": str(e), "seconds": 0}
+    try:
+        return one_in(m, quick, keep, tmp, skip)
+    finally:
+        if cluster:
+            stop_cluster(cluster)
+            CEPH_ENV.clear()
+
+
+def one_in(m, quick, keep, tmp, skip):
     t0 = time.time()
     dst = tempfile.mkdtemp(prefix="e2trim-mc.%s." % m["name"], dir=tmp)
     res = {"name": m["name"], "tests": m["tests"]}
@@ -245,6 +279,10 @@ def one(args):
                 if out.startswith("no test matched") or out.startswith("does not build"):
                     res.update(verdict="stale", why=out)
                     return res
+                if how == "setup":	# the cluster or the test's setup
+                    res.update(verdict="stale", why="%s failed before it ran "
+                               "e2trim (its setup): %s" % (t, out.strip()[-300:]))
+                    return res
                 if how != "assert":	# a timeout or a crash proves nothing
                     res.update(verdict="stale", why="%s failed, but not by an "
                                "assertion: %s" % (t, out.strip()[-300:]))
@@ -259,7 +297,7 @@ def one(args):
         else:
             rc, out = sh(["make", "--no-print-directory", "check"], dst,
                          timeout=3600)
-        by = [t for t in failed_in_check(out) if t not in skip] if rc else []
+        by = [t for t in failed_in_check(out, dst) if t not in skip] if rc else []
         if by:
             res.update(verdict="killed", by=by, how="make check")
         elif rc:	# make deps, a build, a timeout: not a kill
@@ -323,29 +361,32 @@ def main():
     t0 = time.time()
     # a stop ends the run through its finally: the cluster stopped
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    cluster = None
     if a.suite == "ceph":
-        cluster = start_cluster(tmp)
-        print("Ceph cluster up: %s" % CEPH_ENV["CEPH_CONF"], flush=True)
-        a.jobs = 1	# the tests share the one cluster
-    try:
-        return run_all(a, muts, tmp, t0)
-    finally:
-        if cluster:
-            stop_cluster(cluster)
+        a.jobs = 1	# one cluster at a time: it is CPU-heavy
+    return run_all(a, muts, tmp, t0)
 
 
 def run_all(a, muts, tmp, t0):
     skip = {}
+    fresh = a.suite == "ceph"
     if not a.no_baseline:
-        skip = baseline({t for m in muts for t in m["tests"]}, tmp)
+        try:
+            cluster = start_cluster(tmp) if fresh else None
+        except RuntimeError as e:
+            sys.exit(str(e))
+        try:
+            skip = baseline({t for m in muts for t in m["tests"]}, tmp)
+        finally:
+            if cluster:
+                stop_cluster(cluster)
+                CEPH_ENV.clear()
         for t, why in sorted(skip.items()):
             print("BASELINE %s fails on the unmutated tree, kills nothing: %s" % (t, why))
         print("baseline: %.0f s" % (time.time() - t0), flush=True)
     counts = {"killed": 0, "survived": 0, "stale": 0}
     survivors, stale = [], []
     with multiprocessing.Pool(a.jobs) as pool:
-        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp, skip, CEPH_ENV)
+        for r in pool.imap_unordered(one, [(m, a.quick, a.keep, tmp, skip, fresh)
                                           for m in muts]):
             v = r["verdict"]
             counts[v] += 1

@@ -1,0 +1,51 @@
+#!/bin/bash
+# A stop while the cluster does not answer (issue 46, points 3 and 4):
+# e2trim holds the image's exclusive lock (held at the trim's start), is
+# sent SIGTERM, and the cluster stops answering (`ceph osd pause`: every
+# client's requests wait, as with OSDs gone) before it goes on.  The name
+# sets librados' timeouts to 0 (none), so only e2trim's own wait bounds
+# the release of its lock: it must end with 130 within seconds (the
+# guard's 30 s after a signal are generous), say that its lock could not
+# be released and give the exact `rbd lock rm` for it.  Once the cluster
+# answers again that command, run as printed, leaves no lock, and the
+# image is as imported (nothing was trimmed).
+# e2e: no-sanitize (the stuck connection is left to the process's end on purpose: librbd's own objects then read as leaks)
+. "$(dirname "$0")/ceph_lib.sh"
+own_images stalled
+IMG=rbd/stalled
+SPEC="rbd:$IMG:conf=$C:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
+PAUSED_OSD=
+# shellcheck disable=SC2317  # called by the trap
+unpause() { [ -z "$PAUSED_OSD" ] || ceph -c "$C" osd unpause >/dev/null 2>&1; PAUSED_OSD=; }
+# the cluster answers again for the next test, pass or fail
+# shellcheck disable=SC2317  # called by the trap
+on_exit() { local rc=$?; unpause; ceph_exit "$rc"; }
+trap on_exit EXIT
+
+mkfs "$T/fs.img" 128M -t ext4 -b 4096
+age "$T/fs.img" 5
+rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
+sha0=$(sha_of "$T/fs.img")
+locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
+for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'; }
+
+pause_e2trim "$SPEC"
+[ -n "$(locks)" ] || fail "e2trim holds no lock at the trim's start"
+kill -TERM "$(cat "$PAUSE.pid")"
+ceph -c "$C" osd pause >/dev/null 2>&1 || fail "ceph osd pause"
+PAUSED_OSD=1
+resume_e2trim
+cat "$ERR"
+assert_rc 130 "SIGTERM while the cluster does not answer"
+cmd=$(sed -n "s/.*could not release its exclusive lock.*remove it: \(rbd lock rm .*\)$/\1/p" "$ERR")
+[ -n "$cmd" ] || fail "no rbd lock rm for the lock e2trim could not release"
+unpause
+# the lock is e2trim's, and the command names exactly it
+IFS=$'\t' read -r id owner < <(locks)
+assert_eq "$cmd" "rbd lock rm $IMG '$id' $owner" "the printed command"
+eval "rbd -c \"\$C\" ${cmd#rbd }" || fail "the printed command: $cmd"
+assert_eq "$(locks)" "" "locks after the printed command"
+rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
+assert_eq "$(sha_of "$T/x.img")" "$sha0" "the image after the stop"
+note "SIGTERM with the cluster paused: 130 within the guard, '$cmd' printed and run: no lock left, image as imported"
+exit 0
