@@ -94,3 +94,13 @@ kind_teardown() {
 	done
 	RBD_IMAGES=()
 }
+
+# rbd_na SCENARIO: why a scenario does not apply to any RBD kind (none
+# of their bytes lives in a file of this machine)
+rbd_na() {
+	case $1 in
+	paths_*) echo "an RBD image's bytes live in RADOS objects, not in a file of this machine: its other paths (other clients) are librbd's lock and watchers, the RBD side of issue 41" ;;
+	comesgoes) echo "no host file holds an RBD image's bytes: a librbd client that came and went meanwhile changed the header object's version, which e2trim compares under its lock (26; the writer scenario's librbd client)" ;;
+	repoint) echo "the target is an RBD spec, not a path: librbd opens the image by its id once, no symlink leads to it" ;;
+	esac
+}

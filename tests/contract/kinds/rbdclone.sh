@@ -9,13 +9,7 @@
 # shellcheck source=rbd_lib.sh
 . "$CX/kinds/rbd_lib.sh"
 
-kind_na() {
-	case $1 in
-	paths_*) echo "an RBD image's bytes live in RADOS objects, not in a file of this machine: its other paths (other clients) are librbd's lock and watchers, the RBD side of issue 41" ;;
-	comesgoes) echo "no host file holds an RBD image's bytes: a librbd client that came and went meanwhile changed the header object's version, which e2trim compares under its lock (26; the writer scenario's librbd client)" ;;
-	repoint) echo "the target is an RBD spec, not a path: librbd opens the image by its id once, no symlink leads to it" ;;
-	esac
-}
+kind_na() { rbd_na "$1"; }
 clone_of() {	# SRC NAME [SIZE]
 	rbd_import "$1" "$2-p"
 	r snap create --no-progress "$POOL/$2-p@s" >/dev/null || fail "rbd snap create"

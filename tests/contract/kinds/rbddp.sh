@@ -10,7 +10,7 @@
 . "$CX/kinds/rbd_lib.sh"
 DPOOL=rbddp
 
-kind_na() { :; }
+kind_na() { rbd_na "$1"; }
 # the data pool, made once per cluster (both commands take an existing one)
 data_pool() {
 	ceph -c "$C" osd pool ls | grep -qx "$DPOOL" && return 0
