@@ -108,29 +108,34 @@ DEPFLAGS = -MMD -MP
 # lists, bottom first.  Its families keep their files in folders of their
 # own; src/cli/ is the command, its first client, which sees the library
 # through src/e2trim.h only.
-FAMILIES := partition nbd target verify
-LIB_SRCS := src/plan.c src/free_runs.c src/bitmap.c src/sysfs.c src/run_cmd.c \
-	    src/run_cmd_many.c \
-	    src/kept_buf.c src/io_readonly.c src/ramfs_io.c src/test_pause.c src/errors.c src/fix.c src/options.c \
+FAMILIES := partition nbd target verify bitmaps host rbd checks open
+LIB_SRCS := src/plan.c \
+	    $(addprefix src/bitmaps/,free_runs.c bitmap.c) \
+	    $(addprefix src/host/,sysfs.c run_cmd.c run_cmd_many.c \
+		kept_buf.c io_readonly.c ramfs_io.c test_pause.c) \
+	    src/errors.c src/fix.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
-		partition_gpt.c partition_mbr.c partition.c partition_blkdev.c \
-		partition_sigs.c) \
-	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c nbd_server.c \
-		image_format.c image_qcow2.c rbd_dl_fn.c rbd_dl.c rbd_dl_lock.c rbd_name.c rbd_cmd.c \
-		image_rbd.c rbd_io.c rbd_readahead.c) \
+		partition_gpt.c partition_mbr.c partition.c \
+		partition_blkdev.c partition_sigs.c) \
+	    $(addprefix src/nbd/,nbd_dl.c nbd_readahead.c nbd_io.c \
+		nbd_server.c image_format.c image_qcow2.c) \
+	    $(addprefix src/rbd/,rbd_dl_fn.c rbd_dl.c rbd_dl_lock.c \
+		rbd_name.c rbd_cmd.c image_rbd.c rbd_io.c rbd_readahead.c) \
 	    $(addprefix src/target/,target_core.c target_data_map.c \
 		target_ring.c target_uring.c target_blkdev.c target_file.c \
-		target_nbd.c target_rbd.c target_zero_write.c target_zero_read.c \
-		target_zero.c target.c) \
-	    src/bitmap_read.c src/bitmap_stream.c \
+		target_nbd.c target_rbd.c target_zero_write.c \
+		target_zero_read.c target_zero.c target.c) \
+	    $(addprefix src/bitmaps/,bitmap_read.c bitmap_stream.c) \
 	    $(addprefix src/verify/,range_read.c itable_read.c verify_ref.c \
 		verify_rules.c verify_dirs.c verify_counts.c verify_inodes.c \
 		verify_imap.c verify.c) \
-	    src/gates.c src/gates_super.c src/image_lock.c src/open_hold.c \
-	    src/open_paths_scan.c src/open_paths.c \
-	    src/open_chain.c src/open_mmp.c src/open_data_file.c src/open_witness.c \
-	    src/open_nbd.c src/open_rbd.c src/open_table.c src/open.c src/journal_inode.c \
-	    src/journal_check.c src/check_desc.c src/check.c src/apply.c
+	    $(addprefix src/checks/,gates.c gates_super.c) \
+	    $(addprefix src/open/,image_lock.c open_hold.c open_paths_scan.c \
+		open_paths.c open_chain.c open_mmp.c open_data_file.c \
+		open_witness.c open_nbd.c open_rbd.c open_table.c open.c) \
+	    $(addprefix src/checks/,journal_inode.c journal_check.c \
+		check_desc.c check.c) \
+	    src/apply.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o
@@ -219,8 +224,8 @@ BIN_LINK = $(LIB_A)
 endif
 # sysfs.c, a leaf that reads one sysfs line, serves the command too: the
 # shared library does not export it.
-$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(B)/sysfs.o $(BIN_LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(B)/sysfs.o \
+$(BIN): $(B)/cli/e2trim.o $(CLI_OBJS) $(B)/host/sysfs.o $(BIN_LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/cli/e2trim.o $(CLI_OBJS) $(B)/host/sysfs.o \
 		$(BIN_LINK) $(PKG_LIBS) -lpthread
 
 # White-box tests: every object, the command's too (not its main).
@@ -237,7 +242,7 @@ $(B)/tests/test_apply_error: tests/unit/test_apply_error.c $(LIB_OBJS) | $(B)/te
 # librbd's reads wrapped over an image in memory
 $(B)/tests/test_rbd_readahead: tests/unit/test_rbd_readahead.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) \
-		-Wl,--wrap=rbd_dl_io_aio_read -Wl,--wrap=rbd_dl_io_wait \
+		-Wl,--wrap=e2t_rbd_dl_io_aio_read -Wl,--wrap=e2t_rbd_dl_io_wait \
 		$(CMOCKA_LIBS) $(PKG_LIBS) -lpthread
 
 # the test calls libnbd itself, besides the table nbd_dl.c loads

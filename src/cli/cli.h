@@ -3,7 +3,7 @@
  * cli.h - what the command line decided, and how the command speaks
  *
  * The command is libe2trim's first client: it sees the engine only
- * through <e2trim.h> (and links src/sysfs.c, a leaf, for itself).
+ * through <e2trim.h> (and links src/host/sysfs.c, a leaf, for itself).
  * Everything it prints on stderr goes through warnx_target(), in
  * util-linux's style: "e2trim: <target>: <message>".
  */

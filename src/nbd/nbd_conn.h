@@ -35,7 +35,7 @@ struct nbd_server_facts {
 struct nbd_conn {
 	struct nbd_handle *h;
 	char name[40];		/* "nbd-conn:<address>": what ext2fs_open2()
-				   gives nbd_io_manager's open */
+				   gives e2t_nbd_io_manager's open */
 	struct nbd_server_facts srv;	/* anew on each (re)connection */
 	int data_fd;		/* a qcow2's external data file, or -1 */
 	pid_t owner_pid;	/* who connected: only it ends the

@@ -15,7 +15,7 @@
 
 #include "nbd_dl.h"
 
-struct nbd_dl nbd_dl;
+struct e2t_nbd_dl e2t_nbd_dl;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *load_error;	/* NULL: loaded */
@@ -52,7 +52,7 @@ static void load(void)
 	static const char *const missing = "libnbd.so.0 lacks a function "
 					   "e2trim needs (libnbd 1.14 or later)";
 	void *lib = dlopen("libnbd.so.0", RTLD_NOW | RTLD_LOCAL);
-	struct nbd_dl t;
+	struct e2t_nbd_dl t;
 
 	if (!lib) {
 		const char *e = dlerror();
@@ -70,10 +70,10 @@ static void load(void)
 	}
 	NBD_DL_FUNCS(NBD_DL_LOAD)
 #undef NBD_DL_LOAD
-	nbd_dl = t;
+	e2t_nbd_dl = t;
 }
 
-errcode_t nbd_dl_load(const char **why)
+errcode_t e2t_nbd_dl_load(const char **why)
 {
 	pthread_once(&once, load);
 	if (why)

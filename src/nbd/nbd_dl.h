@@ -52,7 +52,7 @@
 	X(int, nbd_shutdown, (struct nbd_handle *, uint32_t))
 
 #define NBD_DL_FIELD(ret, name, params) ret (*name) params;
-struct nbd_dl {
+struct e2t_nbd_dl {
 	NBD_DL_FUNCS(NBD_DL_FIELD)
 };
 #undef NBD_DL_FIELD
@@ -62,38 +62,38 @@ struct nbd_dl {
  * E2TRIM_ERR_NO_LIBNBD with *@why (may be NULL) saying why it cannot be
  * loaded.
  */
-errcode_t nbd_dl_load(const char **why);
+errcode_t e2t_nbd_dl_load(const char **why);
 
-/* The table, valid once nbd_dl_load() returned 0. */
-extern struct nbd_dl nbd_dl;
+/* The table, valid once e2t_nbd_dl_load() returned 0. */
+extern struct e2t_nbd_dl e2t_nbd_dl;
 
 /* From here on, every libnbd call in this file goes through the table. */
 #define NBD_DL_REDIRECT
-#define nbd_create (nbd_dl.nbd_create)
-#define nbd_close (nbd_dl.nbd_close)
-#define nbd_get_error (nbd_dl.nbd_get_error)
-#define nbd_get_errno (nbd_dl.nbd_get_errno)
-#define nbd_add_meta_context (nbd_dl.nbd_add_meta_context)
-#define nbd_connect_uri (nbd_dl.nbd_connect_uri)
+#define nbd_create (e2t_nbd_dl.nbd_create)
+#define nbd_close (e2t_nbd_dl.nbd_close)
+#define nbd_get_error (e2t_nbd_dl.nbd_get_error)
+#define nbd_get_errno (e2t_nbd_dl.nbd_get_errno)
+#define nbd_add_meta_context (e2t_nbd_dl.nbd_add_meta_context)
+#define nbd_connect_uri (e2t_nbd_dl.nbd_connect_uri)
 #define nbd_connect_systemd_socket_activation \
-	(nbd_dl.nbd_connect_systemd_socket_activation)
-#define nbd_get_size (nbd_dl.nbd_get_size)
-#define nbd_can_trim (nbd_dl.nbd_can_trim)
-#define nbd_can_flush (nbd_dl.nbd_can_flush)
-#define nbd_is_read_only (nbd_dl.nbd_is_read_only)
-#define nbd_can_meta_context (nbd_dl.nbd_can_meta_context)
-#define nbd_get_block_size (nbd_dl.nbd_get_block_size)
-#define nbd_pread (nbd_dl.nbd_pread)
-#define nbd_aio_pread (nbd_dl.nbd_aio_pread)
-#define nbd_trim (nbd_dl.nbd_trim)
-#define nbd_zero (nbd_dl.nbd_zero)
-#define nbd_flush (nbd_dl.nbd_flush)
-#define nbd_block_status (nbd_dl.nbd_block_status)
-#define nbd_aio_trim (nbd_dl.nbd_aio_trim)
-#define nbd_aio_zero (nbd_dl.nbd_aio_zero)
-#define nbd_aio_in_flight (nbd_dl.nbd_aio_in_flight)
-#define nbd_aio_is_ready (nbd_dl.nbd_aio_is_ready)
-#define nbd_poll (nbd_dl.nbd_poll)
-#define nbd_shutdown (nbd_dl.nbd_shutdown)
+	(e2t_nbd_dl.nbd_connect_systemd_socket_activation)
+#define nbd_get_size (e2t_nbd_dl.nbd_get_size)
+#define nbd_can_trim (e2t_nbd_dl.nbd_can_trim)
+#define nbd_can_flush (e2t_nbd_dl.nbd_can_flush)
+#define nbd_is_read_only (e2t_nbd_dl.nbd_is_read_only)
+#define nbd_can_meta_context (e2t_nbd_dl.nbd_can_meta_context)
+#define nbd_get_block_size (e2t_nbd_dl.nbd_get_block_size)
+#define nbd_pread (e2t_nbd_dl.nbd_pread)
+#define nbd_aio_pread (e2t_nbd_dl.nbd_aio_pread)
+#define nbd_trim (e2t_nbd_dl.nbd_trim)
+#define nbd_zero (e2t_nbd_dl.nbd_zero)
+#define nbd_flush (e2t_nbd_dl.nbd_flush)
+#define nbd_block_status (e2t_nbd_dl.nbd_block_status)
+#define nbd_aio_trim (e2t_nbd_dl.nbd_aio_trim)
+#define nbd_aio_zero (e2t_nbd_dl.nbd_aio_zero)
+#define nbd_aio_in_flight (e2t_nbd_dl.nbd_aio_in_flight)
+#define nbd_aio_is_ready (e2t_nbd_dl.nbd_aio_is_ready)
+#define nbd_poll (e2t_nbd_dl.nbd_poll)
+#define nbd_shutdown (e2t_nbd_dl.nbd_shutdown)
 
 #endif /* E2TRIM_NBD_DL_H */

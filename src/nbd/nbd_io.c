@@ -46,7 +46,7 @@ struct conn_box {
 	struct nbd_conn c;
 };
 
-int nbd_is_uri(const char *path)
+int e2t_nbd_is_uri(const char *path)
 {
 	static const char *const schemes[] = {
 		"nbd://", "nbds://", "nbd+unix://", "nbds+unix://",
@@ -67,7 +67,7 @@ static enum nbd_open_fail new_conn(struct nbd_conn **out, char *why,
 	const char *e;
 
 	*out = NULL;
-	if (nbd_dl_load(&e)) {
+	if (e2t_nbd_dl_load(&e)) {
 		snprintf(why, len, "%s", e);
 		return NBD_OPEN_NO_LIBNBD;
 	}
@@ -130,7 +130,7 @@ static enum nbd_open_fail connected(struct nbd_conn **out, int rc, char *why,
 {
 	if (rc == -1) {
 		nbd_why(why, len);
-		nbd_conn_close(*out);
+		e2t_nbd_conn_close(*out);
 		*out = NULL;
 		return NBD_OPEN_FAILED;
 	}
@@ -138,7 +138,7 @@ static enum nbd_open_fail connected(struct nbd_conn **out, int rc, char *why,
 	return NBD_OPEN_OK;
 }
 
-enum nbd_open_fail nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
+enum nbd_open_fail e2t_nbd_conn_open_uri(struct nbd_conn **out, const char *uri,
 				     char *why, size_t len)
 {
 	enum nbd_open_fail rc = new_conn(out, why, len);
@@ -204,7 +204,7 @@ static errcode_t make_err_file(char *path, size_t len, char *why,
 	return 0;
 }
 
-enum nbd_open_fail nbd_conn_open_argv(struct nbd_conn **out, char **argv,
+enum nbd_open_fail e2t_nbd_conn_open_argv(struct nbd_conn **out, char **argv,
 				      char *why, size_t len)
 {
 	enum nbd_open_fail rc = new_conn(out, why, len);
@@ -245,7 +245,7 @@ static errcode_t split_image_path(const char *path, char **dir, char **name)
 	return 0;
 }
 
-enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
+enum nbd_open_fail e2t_nbd_conn_open_image(struct nbd_conn **out,
 				       const char *path, const char *format,
 				       int read_only, char *why, size_t len)
 {
@@ -257,7 +257,7 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 
 	*out = NULL;
 	/* an rbd: name is meant as qemu reads it (image_rbd.c) */
-	if (rbd_is_spec(path)) {
+	if (e2t_rbd_is_spec(path)) {
 		dir = strdup(".");
 		img = strdup(path);
 		if (!dir || !img) {
@@ -289,7 +289,7 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
 	argv[n++] = img;
 	argv[n] = NULL;
 
-	rc = nbd_conn_open_argv(out, argv, why, len);
+	rc = e2t_nbd_conn_open_argv(out, argv, why, len);
 	if (rc == NBD_OPEN_FAILED && read_server_stderr(errpath, why, len))
 		rc = NBD_OPEN_LOCKED;
 	if (rc == NBD_OPEN_OK && !stat(errpath, &st)) {
@@ -308,7 +308,7 @@ enum nbd_open_fail nbd_conn_open_image(struct nbd_conn **out,
  * it), then the new connection takes the old one's place, so that
  * everything holding @c (libext2fs's channel, readahead) goes on.
  */
-enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
+enum nbd_open_fail e2t_nbd_conn_reopen_image(struct nbd_conn *c,
 					 const char *path, const char *format,
 					 int read_only, char *why, size_t len)
 {
@@ -325,7 +325,7 @@ enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
 	nbd_close(c->h);
 	c->h = NULL;
 	c->srv.can_trim = 0;
-	rc = nbd_conn_open_image(&n, path, format, read_only, why, len);
+	rc = e2t_nbd_conn_open_image(&n, path, format, read_only, why, len);
 	if (rc)
 		return rc;
 	c->h = n->h;
@@ -333,7 +333,7 @@ enum nbd_open_fail nbd_conn_reopen_image(struct nbd_conn *c,
 	c->srv = n->srv;
 	c->err_dev = n->err_dev;
 	c->err_ino = n->err_ino;
-	nbd_conn_close(n);
+	e2t_nbd_conn_close(n);
 	return NBD_OPEN_OK;
 }
 
@@ -362,7 +362,7 @@ static errcode_t pread_aligned(struct nbd_conn *c, unsigned char *p,
  * blocksize filter, a 4 KiB-sector device): the superblock's 1 KiB at
  * byte 1024 is then read as the whole block around it.
  */
-errcode_t nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len,
+errcode_t e2t_nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len,
 			 uint64_t off)
 {
 	uint64_t mb = c->srv.min_block, a, b;
@@ -387,7 +387,7 @@ errcode_t nbd_conn_pread(struct nbd_conn *c, void *buf, size_t len,
 	return rc;
 }
 
-errcode_t nbd_conn_flush(struct nbd_conn *c)
+errcode_t e2t_nbd_conn_flush(struct nbd_conn *c)
 {
 	if (nbd_can_flush(c->h) != 1)
 		return 0;
@@ -396,7 +396,7 @@ errcode_t nbd_conn_flush(struct nbd_conn *c)
 	return 0;
 }
 
-void nbd_conn_close(struct nbd_conn *c)
+void e2t_nbd_conn_close(struct nbd_conn *c)
 {
 	struct conn_box *box;
 
@@ -455,9 +455,9 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 	}
 	strcpy(ch->name, name);
 	p->conn = &box->c;
-	p->ra = nbd_ra_new(p->conn);	/* without it, reads just wait */
+	p->ra = e2t_nbd_ra_new(p->conn);	/* without it, reads just wait */
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = nbd_io_manager;
+	ch->manager = e2t_nbd_io_manager;
 	ch->block_size = 1024;
 	ch->refcount = 1;
 	ch->private_data = p;
@@ -471,7 +471,7 @@ static errcode_t io_close(io_channel ch)
 
 	if (--ch->refcount > 0)
 		return 0;
-	nbd_ra_free(p->ra);
+	e2t_nbd_ra_free(p->ra);
 	ext2fs_free_mem(&ch->private_data);
 	ext2fs_free_mem(&ch->name);
 	ext2fs_free_mem(&ch);
@@ -499,10 +499,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 	else
 		have = p->conn->srv.size_bytes - off < size ?
 		       p->conn->srv.size_bytes - off : size;
-	if (have && p->ra && nbd_ra_take(p->ra, buf, off, have))
+	if (have && p->ra && e2t_nbd_ra_take(p->ra, buf, off, have))
 		rc = 0;
 	else
-		rc = have ? nbd_conn_pread(p->conn, buf, have, off) : 0;
+		rc = have ? e2t_nbd_conn_pread(p->conn, buf, have, off) : 0;
 	if (rc)
 		return rc;
 	if (have < size) {
@@ -526,7 +526,7 @@ static errcode_t io_readahead(io_channel ch, unsigned long long blk,
 	struct io_priv *p = ch->private_data;
 
 	if (p->ra)
-		nbd_ra_start(p->ra, p->offset_bytes + blk * ch->block_size,
+		e2t_nbd_ra_start(p->ra, p->offset_bytes + blk * ch->block_size,
 			     count * ch->block_size);
 	return 0;
 }
@@ -555,4 +555,4 @@ static struct struct_io_manager nbd_io = {
 	.cache_readahead = io_readahead,
 };
 
-io_manager nbd_io_manager = &nbd_io;
+io_manager e2t_nbd_io_manager = &nbd_io;

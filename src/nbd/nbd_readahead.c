@@ -42,7 +42,7 @@ struct nbd_ra {
 	unsigned int next;	/* the slot the next readahead takes */
 };
 
-struct nbd_ra *nbd_ra_new(struct nbd_conn *c)
+struct nbd_ra *e2t_nbd_ra_new(struct nbd_conn *c)
 {
 	struct nbd_ra *ra = calloc(1, sizeof(*ra));
 
@@ -122,7 +122,7 @@ static void start_one(struct nbd_ra *ra, uint64_t off, uint64_t len)
 	ra->next = (ra->next + 1) % RA_SLOTS;
 }
 
-void nbd_ra_start(struct nbd_ra *ra, uint64_t off, uint64_t len)
+void e2t_nbd_ra_start(struct nbd_ra *ra, uint64_t off, uint64_t len)
 {
 	uint64_t chunk = RA_CHUNK, mb = ra->c->srv.min_block, n;
 
@@ -148,7 +148,7 @@ void nbd_ra_start(struct nbd_ra *ra, uint64_t off, uint64_t len)
 	}
 }
 
-int nbd_ra_take(struct nbd_ra *ra, void *buf, uint64_t off, uint64_t len)
+int e2t_nbd_ra_take(struct nbd_ra *ra, void *buf, uint64_t off, uint64_t len)
 {
 	struct ra_slot *s;
 	unsigned int i;
@@ -170,7 +170,7 @@ int nbd_ra_take(struct nbd_ra *ra, void *buf, uint64_t off, uint64_t len)
 	return 0;
 }
 
-void nbd_ra_free(struct nbd_ra *ra)
+void e2t_nbd_ra_free(struct nbd_ra *ra)
 {
 	unsigned int i;
 

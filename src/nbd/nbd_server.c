@@ -47,7 +47,7 @@ static int any_fd_is(const char *pid, dev_t dev, ino_t ino)
 	return found;
 }
 
-errcode_t nbd_server_holds(const struct nbd_conn *c, dev_t dev, ino_t ino,
+errcode_t e2t_nbd_server_holds(const struct nbd_conn *c, dev_t dev, ino_t ino,
 			   int *held)
 {
 	struct dirent *de;

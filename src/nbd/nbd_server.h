@@ -16,7 +16,7 @@
  * 0 with *@held 1 or 0; ENOENT when that server cannot be found (not
  * e2trim's, or no /proc).
  */
-errcode_t nbd_server_holds(const struct nbd_conn *c, dev_t dev, ino_t ino,
+errcode_t e2t_nbd_server_holds(const struct nbd_conn *c, dev_t dev, ino_t ino,
 			   int *held);
 
 #endif /* E2TRIM_NBD_SERVER_H */

@@ -138,7 +138,7 @@ static errcode_t nbd_finish(struct target *t)
 	errcode_t rc;
 
 	wait_below(t, 1);
-	rc = nbd_conn_flush(st->c);
+	rc = e2t_nbd_conn_flush(st->c);
 	if (rc && !t->error) {
 		t->error = rc;
 		t->error_start = 0;

@@ -46,7 +46,7 @@ static void retire_one(struct target *t)
 	struct rbd_state *st = t->priv;
 	struct rbd_req *r = &st->q[st->head];
 
-	target_complete(t, r->start, r->len, rbd_io_wait(r->comp));
+	target_complete(t, r->start, r->len, e2t_rbd_io_wait(r->comp));
 	st->head = (st->head + 1) % RBD_DEPTH;
 	st->n--;
 }
@@ -55,11 +55,11 @@ static errcode_t start(struct target *t, uint64_t start_bytes,
 		       uint64_t len_bytes, void **comp)
 {
 	struct rbd_state *st = t->priv;
-	errcode_t err = rbd_io_recheck(st->io);
+	errcode_t err = e2t_rbd_io_recheck(st->io);
 
 	if (err)
 		return err;
-	return rbd_io_discard_start(st->io, t->base_bytes + start_bytes,
+	return e2t_rbd_io_discard_start(st->io, t->base_bytes + start_bytes,
 				    len_bytes, t->mode == TRIM_ZEROOUT, comp);
 }
 
@@ -69,7 +69,7 @@ static errcode_t rbd_request(struct target *t, uint64_t start_bytes,
 	void *comp;
 	errcode_t err = start(t, start_bytes, len_bytes, &comp);
 
-	return err ? err : rbd_io_wait(comp);
+	return err ? err : e2t_rbd_io_wait(comp);
 }
 
 static errcode_t rbd_submit(struct target *t, uint64_t start_bytes,
@@ -103,7 +103,7 @@ static errcode_t rbd_finish(struct target *t)
 
 	while (st->n)
 		retire_one(t);
-	rc = rbd_io_flush(st->io);
+	rc = e2t_rbd_io_flush(st->io);
 	if (rc && !t->error) {
 		t->error = rc;
 		t->error_start = 0;
@@ -186,7 +186,7 @@ errcode_t target_rbd_init(struct target *t, struct rbd_io *io,
 	uint64_t g = granularity ? granularity : 1;
 
 	if (mode == TRIM_SECURE || mode == TRIM_ZERO_FILL ||
-	    (mode == TRIM_ZEROOUT && !rbd_io_can_zero()))
+	    (mode == TRIM_ZEROOUT && !e2t_rbd_io_can_zero()))
 		return EOPNOTSUPP;
 	st = calloc(1, sizeof(*st));
 	if (!st)

@@ -32,7 +32,7 @@ paths_bytes() {
 
 # the stages a writer is tried at, and a lower bound on the time held at
 # the one between batches: the processes are looked at again at most
-# once a second there (src/open_paths.c), the loop devices every 100 ms
+# once a second there (src/open/open_paths.c), the loop devices every 100 ms
 PATHS_STAGES=${PATHS_STAGES:-$STAGES}
 
 paths_stage() {

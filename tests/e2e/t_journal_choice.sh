@@ -1,6 +1,6 @@
 #!/bin/bash
 # The journal e2trim checks is the one e2fsck would load and replay
-# (e2fsck_get_journal(), src/journal_inode.c, src/journal_check.c):
+# (e2fsck_get_journal(), src/checks/journal_inode.c, src/checks/journal_check.c):
 #  a. the external journal whenever s_journal_uuid is set, even when
 #     s_journal_inum names an (empty) internal one; refused when no device
 #     has that UUID (e2fsck stops there); with 1 KiB blocks too (the

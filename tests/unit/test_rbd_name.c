@@ -57,7 +57,7 @@ static struct rbd_spec *ok(const char *path)
 	struct rbd_spec *s;
 	char why[512] = "";
 
-	if (rbd_spec_parse(path, &s, why, sizeof(why)))
+	if (e2t_rbd_spec_parse(path, &s, why, sizeof(why)))
 		fail_msg("%s: refused: %s", path, why);
 	return s;
 }
@@ -67,7 +67,7 @@ static void refused(const char *path, const char *want)
 	struct rbd_spec *s = NULL;
 	char why[512] = "";
 
-	assert_int_equal(rbd_spec_parse(path, &s, why, sizeof(why)),
+	assert_int_equal(e2t_rbd_spec_parse(path, &s, why, sizeof(why)),
 			 E2TRIM_ERR_USAGE);
 	assert_null(s);
 	if (!strstr(why, want))
@@ -84,13 +84,13 @@ static void test_names(void **state)
 	assert_string_equal(s->name, "rbd/img");
 	assert_int_equal(s->snap, 0);
 	assert_null(s->conf);
-	rbd_spec_free(s);
+	e2t_rbd_spec_free(s);
 	/* escapes undone for librbd, the name kept as written for qemu */
 	s = ok("rbd:rbd/ns/web\\:1@s\\\\1");
 	assert_string_equal(s->name, "rbd/ns/web:1@s\\1");
 	assert_int_equal(s->snap, 1);
-	assert_non_null(strstr(rbd_spec_qemu_name(s), "rbd:rbd/ns/web\\:1@"));
-	rbd_spec_free(s);
+	assert_non_null(strstr(e2t_rbd_spec_qemu_name(s), "rbd:rbd/ns/web\\:1@"));
+	e2t_rbd_spec_free(s);
 	snprintf(path, sizeof(path), "rbd:rbd/img:conf=%s:id=admin."
 		 "x_1:mon_host=[v2\\:127.0.0.1\\:3300]:rados_osd_op_timeout=5",
 		 conf);
@@ -100,8 +100,8 @@ static void test_names(void **state)
 	assert_int_equal(s->nopts, 2);
 	assert_string_equal(s->val[0], "[v2:127.0.0.1:3300]");
 	/* the timeout set is not added again for qemu */
-	assert_null(strstr(rbd_spec_qemu_name(s), "rados_osd_op_timeout=60"));
-	rbd_spec_free(s);
+	assert_null(strstr(e2t_rbd_spec_qemu_name(s), "rados_osd_op_timeout=60"));
+	e2t_rbd_spec_free(s);
 }
 
 static void test_refused(void **state)

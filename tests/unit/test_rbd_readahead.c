@@ -4,12 +4,12 @@
  *                        (rbd_readahead.c) make reads faster, never
  *                        different
  *
- * librbd is not loaded: rbd_dl_io_aio_read() and rbd_dl_io_wait() are
+ * librbd is not loaded: e2t_rbd_dl_io_aio_read() and e2t_rbd_dl_io_wait() are
  * wrapped (-Wl,--wrap) over an image in memory.  A read "lands" only
  * when it is waited for, so what a readahead serves is what the image
  * held when it was waited for, and a test can change the image between.
  *  - a read inside what was asked ahead is served from it, byte for byte;
- *  - after rbd_ra_drop_all() (before the image is reopened under the
+ *  - after e2t_rbd_ra_drop_all() (before the image is reopened under the
  *    lock) nothing read before is served: a changed image reads as it is
  *    now;
  *  - a sequential walk of 4 KiB reads (the resize inode's reserved GDT
@@ -44,11 +44,11 @@ struct req {
 static struct req reqs[MAX_REQ];
 static int nreq, nwaited, fail_next;
 
-errcode_t __wrap_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
+errcode_t __wrap_e2t_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 				    uint64_t off, void **comp);
-errcode_t __wrap_rbd_dl_io_wait(void *comp);
+errcode_t __wrap_e2t_rbd_dl_io_wait(void *comp);
 
-errcode_t __wrap_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
+errcode_t __wrap_e2t_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 				    uint64_t off, void **comp)
 {
 	struct req *r;
@@ -66,7 +66,7 @@ errcode_t __wrap_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 }
 
 /* The read lands now: the image's bytes as they are when waited for. */
-errcode_t __wrap_rbd_dl_io_wait(void *comp)
+errcode_t __wrap_e2t_rbd_dl_io_wait(void *comp)
 {
 	struct req *r = comp;
 
@@ -102,17 +102,17 @@ static void served(struct rbd_ra *ra, uint64_t off, uint64_t len)
 	unsigned char buf[8192];
 
 	assert_true(len <= sizeof(buf));
-	assert_int_equal(rbd_ra_take(ra, buf, off, len), 1);
+	assert_int_equal(e2t_rbd_ra_take(ra, buf, off, len), 1);
 	assert_memory_equal(buf, img + off, len);
 }
 
 static void test_hint_served(void **state)
 {
-	struct rbd_ra *ra = rbd_ra_new(NULL, IMG_SIZE);
+	struct rbd_ra *ra = e2t_rbd_ra_new(NULL, IMG_SIZE);
 
 	(void)state;
 	assert_non_null(ra);
-	rbd_ra_start(ra, 65536, 3 * 65536);
+	e2t_rbd_ra_start(ra, 65536, 3 * 65536);
 	assert_int_equal(nreq, 1);
 	served(ra, 65536 + 4096, 4096);
 	served(ra, 2 * 65536 + 100, 5000);
@@ -120,40 +120,40 @@ static void test_hint_served(void **state)
 	{
 		unsigned char buf[4096];
 
-		assert_int_equal(rbd_ra_take(ra, buf, 0, 4096), 0);
-		assert_int_equal(rbd_ra_take(ra, buf, 4 * 65536 - 10, 4096), 0);
+		assert_int_equal(e2t_rbd_ra_take(ra, buf, 0, 4096), 0);
+		assert_int_equal(e2t_rbd_ra_take(ra, buf, 4 * 65536 - 10, 4096), 0);
 	}
-	rbd_ra_free(ra);
+	e2t_rbd_ra_free(ra);
 	assert_int_equal(nwaited, nreq);
 }
 
 static void test_dropped_not_served(void **state)
 {
-	struct rbd_ra *ra = rbd_ra_new(NULL, IMG_SIZE);
+	struct rbd_ra *ra = e2t_rbd_ra_new(NULL, IMG_SIZE);
 	unsigned char buf[4096];
 	int i;
 
 	(void)state;
-	rbd_ra_start(ra, 0, 1 << 20);
+	e2t_rbd_ra_start(ra, 0, 1 << 20);
 	served(ra, 4096, 4096);		/* landed: the old bytes */
-	rbd_ra_sequential(ra, 2 << 20, 4096);	/* still in flight */
-	rbd_ra_drop_all(ra);
+	e2t_rbd_ra_sequential(ra, 2 << 20, 4096);	/* still in flight */
+	e2t_rbd_ra_drop_all(ra);
 	assert_int_equal(nwaited, nreq);
 	/* another client wrote meanwhile: nothing old may come back */
 	fill(2);
 	for (i = 0; i < 256; i++)
-		assert_int_equal(rbd_ra_take(ra, buf, (uint64_t)i * 4096, 4096), 0);
-	assert_int_equal(rbd_ra_take(ra, buf, 2 << 20, 4096), 0);
+		assert_int_equal(e2t_rbd_ra_take(ra, buf, (uint64_t)i * 4096, 4096), 0);
+	assert_int_equal(e2t_rbd_ra_take(ra, buf, 2 << 20, 4096), 0);
 	/* asked again after the drop: the new bytes */
-	rbd_ra_start(ra, 0, 65536);
+	e2t_rbd_ra_start(ra, 0, 65536);
 	served(ra, 8192, 4096);
-	rbd_ra_free(ra);
+	e2t_rbd_ra_free(ra);
 	assert_int_equal(nwaited, nreq);
 }
 
 static void test_sequential_few_requests(void **state)
 {
-	struct rbd_ra *ra = rbd_ra_new(NULL, IMG_SIZE);
+	struct rbd_ra *ra = e2t_rbd_ra_new(NULL, IMG_SIZE);
 	uint64_t off;
 	unsigned char buf[4096];
 	int direct = 0;
@@ -162,8 +162,8 @@ static void test_sequential_few_requests(void **state)
 	/* as rbd_io.c's reader: a read where the last ended asks ahead */
 	for (off = 8192; off < 8192 + 127 * 4096; off += 4096) {
 		if (off != 8192)
-			rbd_ra_sequential(ra, off, 4096);
-		if (!rbd_ra_take(ra, buf, off, 4096)) {
+			e2t_rbd_ra_sequential(ra, off, 4096);
+		if (!e2t_rbd_ra_take(ra, buf, off, 4096)) {
 			memcpy(buf, img + off, 4096);
 			direct++;
 		}
@@ -175,42 +175,42 @@ static void test_sequential_few_requests(void **state)
 	 */
 	assert_true(direct <= 1);
 	assert_true(nreq <= 14);
-	rbd_ra_free(ra);
+	e2t_rbd_ra_free(ra);
 	assert_int_equal(nwaited, nreq);
 }
 
 static void test_failed_not_served(void **state)
 {
-	struct rbd_ra *ra = rbd_ra_new(NULL, IMG_SIZE);
+	struct rbd_ra *ra = e2t_rbd_ra_new(NULL, IMG_SIZE);
 	unsigned char buf[4096];
 
 	(void)state;
-	rbd_ra_start(ra, 0, 65536);
+	e2t_rbd_ra_start(ra, 0, 65536);
 	fail_next = 1;
-	assert_int_equal(rbd_ra_take(ra, buf, 4096, 4096), 0);
-	assert_int_equal(rbd_ra_take(ra, buf, 8192, 4096), 0);
-	rbd_ra_free(ra);
+	assert_int_equal(e2t_rbd_ra_take(ra, buf, 4096, 4096), 0);
+	assert_int_equal(e2t_rbd_ra_take(ra, buf, 8192, 4096), 0);
+	e2t_rbd_ra_free(ra);
 	assert_int_equal(nwaited, nreq);
 }
 
 static void test_bounded_by_image(void **state)
 {
-	struct rbd_ra *ra = rbd_ra_new(NULL, IMG_SIZE);
+	struct rbd_ra *ra = e2t_rbd_ra_new(NULL, IMG_SIZE);
 	int i;
 
 	(void)state;
-	rbd_ra_start(ra, IMG_SIZE - 4096, 1 << 20);
-	rbd_ra_start(ra, IMG_SIZE, 4096);
-	rbd_ra_sequential(ra, IMG_SIZE - 4096, 4096);
+	e2t_rbd_ra_start(ra, IMG_SIZE - 4096, 1 << 20);
+	e2t_rbd_ra_start(ra, IMG_SIZE, 4096);
+	e2t_rbd_ra_sequential(ra, IMG_SIZE - 4096, 4096);
 	for (i = 0; i < nreq; i++)
 		assert_true(reqs[i].off + reqs[i].len <= IMG_SIZE);
 	served(ra, IMG_SIZE - 4096, 4096);
-	rbd_ra_free(ra);
+	e2t_rbd_ra_free(ra);
 	/* NULL is no cache: nothing served, nothing asked */
-	assert_int_equal(rbd_ra_take(NULL, img, 0, 1), 0);
-	rbd_ra_start(NULL, 0, 4096);
-	rbd_ra_drop_all(NULL);
-	rbd_ra_free(NULL);
+	assert_int_equal(e2t_rbd_ra_take(NULL, img, 0, 1), 0);
+	e2t_rbd_ra_start(NULL, 0, 4096);
+	e2t_rbd_ra_drop_all(NULL);
+	e2t_rbd_ra_free(NULL);
 	assert_int_equal(nwaited, nreq);
 }
 

@@ -14,7 +14,7 @@
  *  - every request is sent: 32 allocated clusters apart, 32 trims, and
  *    none left allocated (one trim in 16 dropped but counted is seen);
  *  - a dry run sends nothing;
- *  - libext2fs's reads through nbd_io_manager return the export's bytes,
+ *  - libext2fs's reads through e2t_nbd_io_manager return the export's bytes,
  *    shifted by "offset=", and a write is refused;
  *  - VM image formats are told by their magic, a raw disk is not taken
  *    for one, and a qcow2's cluster size comes from its header.
@@ -46,7 +46,7 @@ static int start_server(void **state)
 	struct nbd_conn *c;
 	char why[256] = "";
 
-	if (nbd_conn_open_argv(&c, argv, why, sizeof(why))) {
+	if (e2t_nbd_conn_open_argv(&c, argv, why, sizeof(why))) {
 		print_error("nbdkit memory: %s\n", why);
 		return -1;
 	}
@@ -56,7 +56,7 @@ static int start_server(void **state)
 
 static int stop_server(void **state)
 {
-	nbd_conn_close(*state);
+	e2t_nbd_conn_close(*state);
 	return 0;
 }
 
@@ -215,7 +215,7 @@ static void test_reads_through_libext2fs(void **state)
 	io_channel ch;
 
 	put(c, 1 * M + 4 * K, 4 * K, 0x77);
-	assert_int_equal(nbd_io_manager->open(c->name, 0, &ch), 0);
+	assert_int_equal(e2t_nbd_io_manager->open(c->name, 0, &ch), 0);
 	assert_int_equal(io_channel_set_options(ch, "offset=1048576"), 0);
 	io_channel_set_blksize(ch, 4096);
 	assert_int_equal(io_channel_read_blk64(ch, 1, -2048, buf), 0);
@@ -228,7 +228,7 @@ static void test_reads_through_libext2fs(void **state)
 			 EXT2_ET_SHORT_READ);
 	assert_int_not_equal(io_channel_write_blk64(ch, 0, 1, buf), 0);
 	io_channel_close(ch);
-	assert_int_not_equal(nbd_io_manager->open("/dev/null", 0, &ch), 0);
+	assert_int_not_equal(e2t_nbd_io_manager->open("/dev/null", 0, &ch), 0);
 	assert_int_equal(nbd_trim(c->h, DISK, 0, 0), 0);
 }
 

@@ -4,7 +4,7 @@
  *            through librbd in the process (rbd_io.c)
  *
  * No server stands between e2trim and the image: libext2fs reads through
- * rbd_io_manager, the discards go through target_rbd.c.  A real run
+ * e2t_rbd_io_manager, the discards go through target_rbd.c.  A real run
  * reads it read-only first; once every check passed it holds librbd's
  * exclusive lock, not handed over on request, from before the checks run
  * again to after the last discard.
@@ -20,7 +20,7 @@
 struct rbd_spec;
 struct rbd_io;
 
-/* Why rbd_io_open() or rbd_io_lock() failed, for the caller's code. */
+/* Why e2t_rbd_io_open() or e2t_rbd_io_lock() failed, for the caller's code. */
 enum rbd_io_fail {
 	RBD_IO_OK = 0,
 	RBD_IO_NO_MEMORY,
@@ -37,19 +37,19 @@ enum rbd_io_fail {
  * (a dry run: nothing is written, no watch, no lock) or read-write.
  * On failure @why says which component said what.
  */
-enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
+enum rbd_io_fail e2t_rbd_io_open(struct rbd_spec *s, int read_only,
 			     struct rbd_io **out, char *why, size_t len);
 
 /*
- * The image rbd_io_open() opened read-only, opened again read-write in
+ * The image e2t_rbd_io_open() opened read-only, opened again read-write in
  * the same @io (its size still the one at the first open, for
- * rbd_io_recheck()); on failure words in @why.
+ * e2t_rbd_io_recheck()); on failure words in @why.
  */
-enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
+enum rbd_io_fail e2t_rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 			       char *why, size_t len);
 
 /* Take the exclusive lock (read-write only); on failure words in @why. */
-enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len);
+enum rbd_io_fail e2t_rbd_io_lock(struct rbd_io *io, char *why, size_t len);
 
 /*
  * Still ours, as it was: the size what it was at open, and once locked
@@ -59,25 +59,25 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len);
  * e2trim's client, or the header was written), ENOLCK (the lock was
  * lost: broken by someone, or we were blocklisted) or an errno value.
  */
-errcode_t rbd_io_recheck(struct rbd_io *io);
+errcode_t e2t_rbd_io_recheck(struct rbd_io *io);
 
-uint64_t rbd_io_size(const struct rbd_io *io);
+uint64_t e2t_rbd_io_size(const struct rbd_io *io);
 
-/* "rbd-io:<address>": what ext2fs_open2() gives rbd_io_manager's open. */
-const char *rbd_io_name(const struct rbd_io *io);
+/* "rbd-io:<address>": what ext2fs_open2() gives e2t_rbd_io_manager's open. */
+const char *e2t_rbd_io_name(const struct rbd_io *io);
 
 /* Read @len bytes at @off; 0 or an errno value. */
-errcode_t rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off);
+errcode_t e2t_rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off);
 
 /*
  * Start a discard (@zero: write zeroes) of @len bytes at @off; *@comp
- * for rbd_io_wait(), which says how it went.  0 or an errno value.
+ * for e2t_rbd_io_wait(), which says how it went.  0 or an errno value.
  */
-errcode_t rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
+errcode_t e2t_rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
 			       int zero, void **comp);
-errcode_t rbd_io_wait(void *comp);
-int rbd_io_can_zero(void);
-errcode_t rbd_io_flush(struct rbd_io *io);
+errcode_t e2t_rbd_io_wait(void *comp);
+int e2t_rbd_io_can_zero(void);
+errcode_t e2t_rbd_io_flush(struct rbd_io *io);
 
 /*
  * What e2trim's own waits for the lock (its request, its release) give
@@ -99,12 +99,12 @@ errcode_t cephio_release(struct rbd_io *io, const char **cookie,
 int cephio_stuck(const struct rbd_io *io);
 
 /* Release the lock, close the image.  NULL is fine. */
-void rbd_io_close(struct rbd_io *io);
+void e2t_rbd_io_close(struct rbd_io *io);
 
 /*
- * libext2fs's view of the image: open it with rbd_io_name(), "offset=N"
+ * libext2fs's view of the image: open it with e2t_rbd_io_name(), "offset=N"
  * as an io option for a partition.  Reads only: every write fails.
  */
-extern io_manager rbd_io_manager;
+extern io_manager e2t_rbd_io_manager;
 
 #endif /* E2TRIM_RBD_IO_H */

@@ -19,14 +19,14 @@ struct rbd_dl;
  * waits until it is released.  EOPNOTSUPP: the image lacks the
  * exclusive-lock feature; else 0 or librbd's errno value.
  */
-errcode_t rbd_dl_io_lock(struct rbd_dl *d);
+errcode_t e2t_rbd_dl_io_lock(struct rbd_dl *d);
 
 /*
  * The version of the image's header object (rados_stat): any client
  * that writes the image takes its exclusive lock there first, so a
  * writer that came and went changed it.  0 or an errno value.
  */
-errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver);
+errcode_t e2t_rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver);
 
 /*
  * The image's features now (librbd's state, refreshed when the header
@@ -52,13 +52,13 @@ errcode_t cephdl_release(struct rbd_dl *d);
 int cephdl_stuck(const struct rbd_dl *d);
 
 /*
- * The lock rbd_dl_io_lock() took, as `rbd lock ls` lists it: its id
+ * The lock e2t_rbd_dl_io_lock() took, as `rbd lock ls` lists it: its id
  * ("auto N") and owner ("client.N"): 1, or 0 when it is not known.
  */
 int cephdl_own_lock(const struct rbd_dl *d, const char **cookie,
 		       const char **owner);
 
-/* Is the lock rbd_dl_io_lock() took still ours?  1 or 0. */
-int rbd_dl_io_owns_lock(struct rbd_dl *d);
+/* Is the lock e2t_rbd_dl_io_lock() took still ours?  1 or 0. */
+int e2t_rbd_dl_io_owns_lock(struct rbd_dl *d);
 
 #endif /* E2TRIM_RBD_DL_LOCK_H */

@@ -17,7 +17,7 @@
  * Every run opens the image read-only first (rbd_open_read_only): no
  * watch, no lock, no object map opened for writing, nothing of the
  * image's objects changed, so that a refusal changes nothing.  A real
- * run that passed every check reopens it read-write (rbd_io_reopen())
+ * run that passed every check reopens it read-write (e2t_rbd_io_reopen())
  * and takes the lock before the checks run again and the first discard.
  *
  * libext2fs's reads go through a readahead cache (rbd_readahead.c): what
@@ -51,11 +51,11 @@
 struct rbd_io {
 	unsigned int magic;
 	struct rbd_dl *d;	/* the spec's connection: not ours to close */
-	uint64_t size_bytes;	/* at open: rbd_io_recheck() compares */
-	uint64_t header_ver;	/* at open: rbd_io_reopen() compares; */
+	uint64_t size_bytes;	/* at open: e2t_rbd_io_recheck() compares */
+	uint64_t header_ver;	/* at open: e2t_rbd_io_reopen() compares; */
 				/* once locked, as the lock left it */
 	uint64_t features;	/* once locked: what the lock rests on */
-	unsigned int looks;	/* rbd_io_recheck()s since the header's */
+	unsigned int looks;	/* e2t_rbd_io_recheck()s since the header's */
 	struct rbd_ra *ra;	/* reads asked ahead, or NULL */
 	uint64_t last_end;	/* where the last read ended: sequential? */
 	char name[40];
@@ -72,7 +72,7 @@ static enum rbd_io_fail io_fail(errcode_t err, char *why, size_t len,
 	return RBD_IO_FAILED;
 }
 
-enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
+enum rbd_io_fail e2t_rbd_io_open(struct rbd_spec *s, int read_only,
 			     struct rbd_io **out, char *why, size_t len)
 {
 	struct rbd_io *io;
@@ -80,7 +80,7 @@ enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
 	errcode_t err;
 
 	*out = NULL;
-	err = rbd_spec_connect(s, &d, why, len);
+	err = e2t_rbd_spec_connect(s, &d, why, len);
 	if (err == ELIBACC)
 		return RBD_IO_NO_LIBRBD;
 	if (err == ENOMEM)
@@ -90,29 +90,29 @@ enum rbd_io_fail rbd_io_open(struct rbd_spec *s, int read_only,
 	io = calloc(1, sizeof(*io));
 	if (!io)
 		return RBD_IO_NO_MEMORY;
-	err = rbd_dl_io_open(d, rbd_spec_name(s), read_only);
+	err = e2t_rbd_dl_io_open(d, e2t_rbd_spec_name(s), read_only);
 	if (!err)
-		err = rbd_dl_io_size(d, &io->size_bytes);
+		err = e2t_rbd_dl_io_size(d, &io->size_bytes);
 	/* before the first read: what a writer until the lock changes */
-	if (!err && !rbd_spec_is_snap(s))
-		err = rbd_dl_io_header_version(d, &io->header_ver);
+	if (!err && !e2t_rbd_spec_is_snap(s))
+		err = e2t_rbd_dl_io_header_version(d, &io->header_ver);
 	if (err) {
-		rbd_dl_io_close(d);
+		e2t_rbd_dl_io_close(d);
 		free(io);
-		return io_fail(err, why, len, "cannot open", rbd_spec_name(s));
+		return io_fail(err, why, len, "cannot open", e2t_rbd_spec_name(s));
 	}
 	io->magic = IO_MAGIC;
 	io->d = d;
-	io->ra = rbd_ra_new(d, io->size_bytes);	/* without it, reads wait */
+	io->ra = e2t_rbd_ra_new(d, io->size_bytes);	/* without it, reads wait */
 	io->read_only = !!read_only;
 	snprintf(io->name, sizeof(io->name), IO_PREFIX "%p", (void *)io);
 	*out = io;
 	return RBD_IO_OK;
 }
 
-enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
+enum rbd_io_fail e2t_rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 {
-	errcode_t err = rbd_dl_io_lock(io->d);
+	errcode_t err = e2t_rbd_dl_io_lock(io->d);
 
 	if (err == EOPNOTSUPP)
 		return RBD_IO_NO_LOCK_FEATURE;
@@ -143,7 +143,7 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 	 */
 	err = cephdl_features(io->d, &io->features);
 	if (!err)
-		err = rbd_dl_io_header_version(io->d, &io->header_ver);
+		err = e2t_rbd_dl_io_header_version(io->d, &io->header_ver);
 	if (err) {
 		snprintf(why, len, "librbd: cannot read the locked image's "
 			 "header: %s", strerror((int)err));
@@ -153,7 +153,7 @@ enum rbd_io_fail rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 	return RBD_IO_OK;
 }
 
-enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
+enum rbd_io_fail e2t_rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 			       char *why, size_t len)
 {
 	errcode_t err;
@@ -162,17 +162,17 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 	if (!io->read_only)
 		return RBD_IO_OK;
 	/* nothing read before the lock is served after it */
-	rbd_ra_drop_all(io->ra);
+	e2t_rbd_ra_drop_all(io->ra);
 	io->last_end = 0;
 	/*
-	 * Any client that wrote the image since rbd_io_open() took its lock
+	 * Any client that wrote the image since e2t_rbd_io_open() took its lock
 	 * in the header object first, and changed its version: what was
 	 * read may be stale (a write into a block then free, say).
 	 */
-	err = rbd_dl_io_header_version(io->d, &ver);
+	err = e2t_rbd_dl_io_header_version(io->d, &ver);
 	if (err)
 		return io_fail(err, why, len, "cannot stat the header of",
-			       rbd_spec_name(s));
+			       e2t_rbd_spec_name(s));
 	if (ver != io->header_ver) {
 		snprintf(why, len, "another client opened the RBD image for "
 			 "writing while e2trim checked it (its header object "
@@ -181,16 +181,16 @@ enum rbd_io_fail rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 		return RBD_IO_LOCK_HELD;
 	}
 	/* the same handle: libext2fs's channel keeps reading through it */
-	err = rbd_dl_io_open(io->d, rbd_spec_name(s), 0);
+	err = e2t_rbd_dl_io_open(io->d, e2t_rbd_spec_name(s), 0);
 	/* a cephx key with read caps only: the read-only open went through */
 	if (err == EPERM || err == EACCES) {
 		io_fail(err, why, len, "cannot open for writing",
-			rbd_spec_name(s));
+			e2t_rbd_spec_name(s));
 		return RBD_IO_NO_WRITE;
 	}
 	if (err)
 		return io_fail(err, why, len, "cannot open for writing",
-			       rbd_spec_name(s));
+			       e2t_rbd_spec_name(s));
 	io->read_only = 0;
 	return RBD_IO_OK;
 }
@@ -208,18 +208,18 @@ static errcode_t recheck_header(struct rbd_io *io)
 	/* a round trip: once a batch of requests in flight, not each */
 	if (io->looks++ % RBD_IO_HEADER_EVERY)
 		return 0;
-	err = rbd_dl_io_header_version(io->d, &ver);
+	err = e2t_rbd_dl_io_header_version(io->d, &ver);
 	if (err)
 		return err;
 	return ver == io->header_ver ? 0 : ESTALE;
 }
 
-errcode_t rbd_io_recheck(struct rbd_io *io)
+errcode_t e2t_rbd_io_recheck(struct rbd_io *io)
 {
 	uint64_t size;
 	errcode_t err;
 
-	err = rbd_dl_io_size(io->d, &size);
+	err = e2t_rbd_dl_io_size(io->d, &size);
 	if (err)
 		return err;
 	if (size != io->size_bytes)
@@ -231,29 +231,29 @@ errcode_t rbd_io_recheck(struct rbd_io *io)
 	err = io->locked ? recheck_header(io) : 0;
 	if (err)
 		return err;
-	if (io->locked && !rbd_dl_io_owns_lock(io->d))
+	if (io->locked && !e2t_rbd_dl_io_owns_lock(io->d))
 		return ENOLCK;
 	return 0;
 }
 
-uint64_t rbd_io_size(const struct rbd_io *io)
+uint64_t e2t_rbd_io_size(const struct rbd_io *io)
 {
 	return io->size_bytes;
 }
 
-const char *rbd_io_name(const struct rbd_io *io)
+const char *e2t_rbd_io_name(const struct rbd_io *io)
 {
 	return io->name;
 }
 
-errcode_t rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off)
+errcode_t e2t_rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off)
 {
 	size_t n;
 	errcode_t err;
 
 	while (len) {
 		n = len < READ_MAX ? len : READ_MAX;
-		err = rbd_dl_io_read(io->d, buf, n, off);
+		err = e2t_rbd_dl_io_read(io->d, buf, n, off);
 		if (err)
 			return err;
 		buf = (char *)buf + n;
@@ -263,25 +263,25 @@ errcode_t rbd_io_pread(struct rbd_io *io, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-errcode_t rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
+errcode_t e2t_rbd_io_discard_start(struct rbd_io *io, uint64_t off, uint64_t len,
 			       int zero, void **comp)
 {
-	return rbd_dl_io_discard(io->d, off, len, zero, comp);
+	return e2t_rbd_dl_io_discard(io->d, off, len, zero, comp);
 }
 
-errcode_t rbd_io_wait(void *comp)
+errcode_t e2t_rbd_io_wait(void *comp)
 {
-	return rbd_dl_io_wait(comp);
+	return e2t_rbd_dl_io_wait(comp);
 }
 
-int rbd_io_can_zero(void)
+int e2t_rbd_io_can_zero(void)
 {
-	return rbd_dl_io_can_zero();
+	return e2t_rbd_dl_io_can_zero();
 }
 
-errcode_t rbd_io_flush(struct rbd_io *io)
+errcode_t e2t_rbd_io_flush(struct rbd_io *io)
 {
-	return io->read_only ? 0 : rbd_dl_io_flush(io->d);
+	return io->read_only ? 0 : e2t_rbd_dl_io_flush(io->d);
 }
 
 int cephio_stuck(const struct rbd_io *io)
@@ -305,13 +305,13 @@ errcode_t cephio_release(struct rbd_io *io, const char **cookie,
 	return err;
 }
 
-void rbd_io_close(struct rbd_io *io)
+void e2t_rbd_io_close(struct rbd_io *io)
 {
 	if (!io)
 		return;
 	/* librbd must not write into a buffer after it is freed */
-	rbd_ra_free(io->ra);
-	rbd_dl_io_close(io->d);
+	e2t_rbd_ra_free(io->ra);
+	e2t_rbd_dl_io_close(io->d);
 	io->magic = 0;
 	free(io);
 }
@@ -350,7 +350,7 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 	strcpy(ch->name, name);
 	p->io = io;
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = rbd_io_manager;
+	ch->manager = e2t_rbd_io_manager;
 	ch->block_size = 1024;
 	ch->refcount = 1;
 	ch->private_data = p;
@@ -385,10 +385,10 @@ static errcode_t read_ahead(struct rbd_io *io, void *buf, uint64_t len,
 
 	io->last_end = off + len;
 	if (seq)
-		rbd_ra_sequential(io->ra, off, len);
-	if (rbd_ra_take(io->ra, buf, off, len))
+		e2t_rbd_ra_sequential(io->ra, off, len);
+	if (e2t_rbd_ra_take(io->ra, buf, off, len))
 		return 0;
-	return rbd_io_pread(io, buf, len, off);
+	return e2t_rbd_io_pread(io, buf, len, off);
 }
 
 /* A negative @count means -count bytes (the superblock is read so). */
@@ -426,7 +426,7 @@ static errcode_t io_readahead(io_channel ch, unsigned long long blk,
 {
 	struct io_priv *p = ch->private_data;
 
-	rbd_ra_start(p->io->ra, p->offset_bytes + blk * ch->block_size,
+	e2t_rbd_ra_start(p->io->ra, p->offset_bytes + blk * ch->block_size,
 		     count * ch->block_size);
 	return 0;
 }
@@ -455,4 +455,4 @@ static struct struct_io_manager rbd_io_struct = {
 	.write_blk64 = io_ro_write_blk64,
 };
 
-io_manager rbd_io_manager = &rbd_io_struct;
+io_manager e2t_rbd_io_manager = &rbd_io_struct;

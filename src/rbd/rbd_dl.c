@@ -86,7 +86,7 @@ static void load(void)
 	*(void **)&ceph_fn.aio_write_zeroes = dlsym(rbd, "rbd_aio_write_zeroes");
 }
 
-errcode_t rbd_dl_connect(const char *conf, const char *id,
+errcode_t e2t_rbd_dl_connect(const char *conf, const char *id,
 			 const char *const *key, const char *const *val,
 			 int nopts, struct rbd_dl **out, char *why, size_t len)
 {
@@ -172,9 +172,9 @@ static errcode_t open_named(struct rbd_dl *d, const char *name, int read_only,
 	return 0;
 }
 
-errcode_t rbd_dl_open(struct rbd_dl *d, const char *name)
+errcode_t e2t_rbd_dl_open(struct rbd_dl *d, const char *name)
 {
-	rbd_dl_close_image(d);
+	e2t_rbd_dl_close_image(d);
 	return open_named(d, name, 1, &d->io, &d->image);
 }
 
@@ -187,7 +187,7 @@ static void append(char *who, size_t len, const char *addr)
 			 addr);
 }
 
-errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
+errcode_t e2t_rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 			  size_t len)
 {
 	rbd_image_watcher_t w[64];
@@ -207,7 +207,7 @@ errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 	return 0;
 }
 
-errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
+errcode_t e2t_rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 			 size_t len, char *id, size_t idlen, char *owner,
 			 size_t ownerlen)
 {
@@ -234,7 +234,7 @@ errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 	return 0;
 }
 
-errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count)
+errcode_t e2t_rbd_dl_snapshots(struct rbd_dl *d, int *count)
 {
 	int max = 0;
 	int rc = ceph_fn.snap_list(d->image, NULL, &max);
@@ -250,7 +250,7 @@ errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count)
 	return 0;
 }
 
-uint64_t rbd_dl_granularity(struct rbd_dl *d)
+uint64_t e2t_rbd_dl_granularity(struct rbd_dl *d)
 {
 	rbd_config_option_t *o;
 	rbd_image_info_t info;
@@ -282,7 +282,7 @@ uint64_t rbd_dl_granularity(struct rbd_dl *d)
 	return g;
 }
 
-errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
+errcode_t e2t_rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 {
 	rbd_snap_info_t *s;
 	int max = 0, i, n, newest = -1;
@@ -335,7 +335,7 @@ static int one_extent(uint64_t off, size_t len, int exists, void *arg)
 	return w->err ? -ECANCELED : 0;
 }
 
-errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
+errcode_t e2t_rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
 			 void *arg)
 {
@@ -354,20 +354,20 @@ errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 
 /* ---- the image read and trimmed (see rbd_dl.h) ---- */
 
-errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only)
+errcode_t e2t_rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only)
 {
-	rbd_dl_io_close(d);
+	e2t_rbd_dl_io_close(d);
 	return open_named(d, name, read_only, &d->wio, &d->wimage);
 }
 
-errcode_t rbd_dl_io_size(struct rbd_dl *d, uint64_t *size)
+errcode_t e2t_rbd_dl_io_size(struct rbd_dl *d, uint64_t *size)
 {
 	int rc = ceph_fn.get_size(d->wimage, size);
 
 	return rc ? ceph_err(rc) : 0;
 }
 
-errcode_t rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t off)
+errcode_t e2t_rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t off)
 {
 	ssize_t n;
 
@@ -392,7 +392,7 @@ static errcode_t new_completion(void **comp)
 	return rc ? ceph_err(rc) : 0;
 }
 
-errcode_t rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
+errcode_t e2t_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 			     uint64_t off, void **comp)
 {
 	errcode_t err = new_completion(comp);
@@ -409,7 +409,7 @@ errcode_t rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 	return 0;
 }
 
-errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
+errcode_t e2t_rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 			    int zero, void **comp)
 {
 	errcode_t err;
@@ -430,12 +430,12 @@ errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 	return 0;
 }
 
-int rbd_dl_io_can_zero(void)
+int e2t_rbd_dl_io_can_zero(void)
 {
 	return ceph_fn.aio_write_zeroes != NULL;
 }
 
-errcode_t rbd_dl_io_wait(void *comp)
+errcode_t e2t_rbd_dl_io_wait(void *comp)
 {
 	ssize_t rc;
 
@@ -445,7 +445,7 @@ errcode_t rbd_dl_io_wait(void *comp)
 	return rc < 0 ? ceph_err((int)rc) : 0;
 }
 
-errcode_t rbd_dl_io_flush(struct rbd_dl *d)
+errcode_t e2t_rbd_dl_io_flush(struct rbd_dl *d)
 {
 	int rc = ceph_fn.flush(d->wimage);
 
@@ -459,7 +459,7 @@ errcode_t rbd_dl_io_flush(struct rbd_dl *d)
  * answer) nothing is touched: librbd's threads may still use it all,
  * and the process is about to end.
  */
-void rbd_dl_io_close(struct rbd_dl *d)
+void e2t_rbd_dl_io_close(struct rbd_dl *d)
 {
 	if (d->wimage && d->locked)
 		cephdl_release(d);
@@ -474,7 +474,7 @@ void rbd_dl_io_close(struct rbd_dl *d)
 	d->wio = NULL;
 }
 
-void rbd_dl_close_image(struct rbd_dl *d)
+void e2t_rbd_dl_close_image(struct rbd_dl *d)
 {
 	if (d->image)
 		ceph_fn.close(d->image);
@@ -484,14 +484,14 @@ void rbd_dl_close_image(struct rbd_dl *d)
 	d->io = NULL;
 }
 
-void rbd_dl_disconnect(struct rbd_dl *d)
+void e2t_rbd_dl_disconnect(struct rbd_dl *d)
 {
 	if (!d)
 		return;
-	rbd_dl_io_close(d);
+	e2t_rbd_dl_io_close(d);
 	if (d->stuck)
-		return;	/* see rbd_dl_io_close() */
-	rbd_dl_close_image(d);
+		return;	/* see e2t_rbd_dl_io_close() */
+	e2t_rbd_dl_close_image(d);
 	ceph_fn.shutdown(d->cluster);
 	free(d);
 }

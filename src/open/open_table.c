@@ -26,18 +26,18 @@
 #include "rbd_io.h"
 #include "sysfs.h"
 
-/* nbd_conn_pread() as a part_reader's read */
+/* e2t_nbd_conn_pread() as a part_reader's read */
 static errcode_t nbd_table_read(void *ctx, void *buf, size_t len,
 				uint64_t off)
 {
-	return nbd_conn_pread(ctx, buf, len, off);
+	return e2t_nbd_conn_pread(ctx, buf, len, off);
 }
 
-/* rbd_io_pread() as a part_reader's read */
+/* e2t_rbd_io_pread() as a part_reader's read */
 static errcode_t rbd_table_read(void *ctx, void *buf, size_t len,
 				uint64_t off)
 {
-	return rbd_io_pread(ctx, buf, len, off);
+	return e2t_rbd_io_pread(ctx, buf, len, off);
 }
 
 /*

@@ -6,7 +6,7 @@
  * Any other format is opened through qemu-nbd, which e2trim starts and
  * stops itself; an NBD URI names a server that runs already.  From then
  * on every read goes through the connection (libext2fs through
- * nbd_io_manager, the fast readers through libext2fs: t->fd is -1), so
+ * e2t_nbd_io_manager, the fast readers through libext2fs: t->fd is -1), so
  * nothing ever takes the image file's own bytes for the filesystem's.
  */
 #include <errno.h>
@@ -83,7 +83,7 @@ static errcode_t check_conn(struct e2trim *t)
 	 * for both: a dry run asks what the real run asks (issue 34).
 	 */
 	if (!c->srv.can_trim && !t->nbd_reopen &&
-	    (!t->opt.dryrun || nbd_is_uri(t->path)))
+	    (!t->opt.dryrun || e2t_nbd_is_uri(t->path)))
 		return lib_fail(t, E2TRIM_ERR_NBD_NO_TRIM, NULL);
 	return 0;
 }
@@ -93,7 +93,7 @@ errcode_t open_nbd_uri(struct e2trim *t)
 	char why[512] = "";
 	enum nbd_open_fail rc;
 
-	rc = nbd_conn_open_uri(&t->nbd, t->path, why, sizeof(why));
+	rc = e2t_nbd_conn_open_uri(&t->nbd, t->path, why, sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_CONNECT, why);
 	snprintf(t->res.image_format, sizeof(t->res.image_format), "nbd");
@@ -270,7 +270,7 @@ static errcode_t server_is_ours(struct e2trim *t)
 	int held = 0;
 
 	if (t->image_fd < 0 || fstat(t->image_fd, &st) ||
-	    nbd_server_holds(t->nbd, st.st_dev, st.st_ino, &held) || held)
+	    e2t_nbd_server_holds(t->nbd, st.st_dev, st.st_ino, &held) || held)
 		return 0;
 	return lib_fail(t, E2TRIM_ERR_RENAMED, "qemu-nbd, started on the "
 			"name, has another file open than the one e2trim "
@@ -336,7 +336,7 @@ errcode_t open_image_format(struct e2trim *t)
 	 * persistent dirty bitmap's directory is rewritten, the file grows),
 	 * and a refusal must leave the image as it was.
 	 */
-	rc = nbd_conn_open_image(&t->nbd, t->path, fmt, 1, why, sizeof(why));
+	rc = e2t_nbd_conn_open_image(&t->nbd, t->path, fmt, 1, why, sizeof(why));
 	/* only the first bytes said it is a VM image: they may be a raw's */
 	if (rc == NBD_OPEN_FAILED && !t->opt.format && have_qemu_nbd())
 		return lib_fail(t, E2TRIM_ERR_NBD_START, "%s; if it is a raw "
@@ -373,7 +373,7 @@ errcode_t open_image_format(struct e2trim *t)
 /* The superblock's 1 KiB as the connection reads it now. */
 static errcode_t read_super(struct e2trim *t, unsigned char *buf)
 {
-	return nbd_conn_pread(t->nbd, buf, 1024, t->offset_bytes + 1024);
+	return e2t_nbd_conn_pread(t->nbd, buf, 1024, t->offset_bytes + 1024);
 }
 
 errcode_t open_nbd_writable(struct e2trim *t)
@@ -396,7 +396,7 @@ errcode_t open_nbd_writable(struct e2trim *t)
 	err = recheck_chain(t);
 	if (err)
 		return err;
-	rc = nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
+	rc = e2t_nbd_conn_reopen_image(t->nbd, t->path, t->res.image_format, 0,
 				   why, sizeof(why));
 	if (rc)
 		return conn_fail(t, rc, E2TRIM_ERR_NBD_START, why);
@@ -441,8 +441,8 @@ static errcode_t copy_range(struct e2trim *t, int fd, uint64_t start,
 		len = size - off;
 	while (len) {
 		n = len < sizeof(buf) ? len : sizeof(buf);
-		rc = t->rbd_io ? rbd_io_pread(t->rbd_io, buf, n, start + off) :
-				 nbd_conn_pread(t->nbd, buf, n, start + off);
+		rc = t->rbd_io ? e2t_rbd_io_pread(t->rbd_io, buf, n, start + off) :
+				 e2t_nbd_conn_pread(t->nbd, buf, n, start + off);
 		if (rc)
 			return rc;
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
@@ -484,7 +484,7 @@ errcode_t open_nbd_shadow(struct e2trim *t, int *out)
 
 void open_nbd_close(struct e2trim *t)
 {
-	nbd_conn_close(t->nbd);
+	e2t_nbd_conn_close(t->nbd);
 	t->nbd = NULL;
 	if (t->image_fd >= 0)
 		close(t->image_fd);

@@ -9,7 +9,7 @@
  * A name is data.  `rbd ls` prints any name librbd took, colons and all:
  * a list made from it can hold "rbd:POOL/vm7:admin_socket=/some/file",
  * where librados, as root, would unlink the file to bind its socket
- * there, in a dry run too.  So (src/nbd/rbd.md):
+ * there, in a dry run too.  So (src/rbd/rbd.md):
  *  - only the keys below are taken after the name, each once; none of
  *    them makes librados write a local file, and the one that names a
  *    file (conf) must name one that only root or the caller can change.
@@ -218,7 +218,7 @@ static int take_opt(struct rbd_spec *s, char *kv, char *why, size_t len)
 	return 0;
 }
 
-int rbd_name_parse(struct rbd_spec *s, char *why, size_t len)
+int e2t_rbd_name_parse(struct rbd_spec *s, char *why, size_t len)
 {
 	char *field = s->buf, *next;
 	int bad = 0;

@@ -26,7 +26,7 @@ struct rbd_dl;
  * when librbd/librados cannot be loaded, ENOMEM, or librados' errno
  * value when the cluster did not answer, with words in @why each time.
  */
-errcode_t rbd_dl_connect(const char *conf, const char *id,
+errcode_t e2t_rbd_dl_connect(const char *conf, const char *id,
 			 const char *const *key, const char *const *val,
 			 int nopts, struct rbd_dl **out, char *why, size_t len);
 
@@ -34,7 +34,7 @@ errcode_t rbd_dl_connect(const char *conf, const char *id,
  * The image POOL[/NAMESPACE]/IMAGE[@SNAP] opened read-only: 0 or an
  * errno value (ENAMETOOLONG, EINVAL: no POOL/, or librbd's).
  */
-errcode_t rbd_dl_open(struct rbd_dl *d, const char *name);
+errcode_t e2t_rbd_dl_open(struct rbd_dl *d, const char *name);
 
 /*
  * Of the image open: its watchers' and lockers' addresses (", " between,
@@ -42,20 +42,20 @@ errcode_t rbd_dl_open(struct rbd_dl *d, const char *name);
  * discard granularity as librbd applies it, capped at the object size
  * (0: not told).  Each 0 or librbd's errno value.
  */
-errcode_t rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
+errcode_t e2t_rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 			  size_t len);
-/* rbd_dl_lockers(): also the first lock's id and owner (client.N), or "" */
-errcode_t rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
+/* e2t_rbd_dl_lockers(): also the first lock's id and owner (client.N), or "" */
+errcode_t e2t_rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 			 size_t len, char *id, size_t idlen, char *owner,
 			 size_t ownerlen);
-errcode_t rbd_dl_snapshots(struct rbd_dl *d, int *count);
-uint64_t rbd_dl_granularity(struct rbd_dl *d);
+errcode_t e2t_rbd_dl_snapshots(struct rbd_dl *d, int *count);
+uint64_t e2t_rbd_dl_granularity(struct rbd_dl *d);
 
 /*
  * The name of the image's newest snapshot (the highest id) into @name,
  * "" when it has none: 0, ENOMEM, ENAMETOOLONG or librbd's errno value.
  */
-errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len);
+errcode_t e2t_rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len);
 
 /*
  * Every extent the image holds, in order (rbd_diff_iterate2, not whole
@@ -64,45 +64,45 @@ errcode_t rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len);
  * returns 0 to go on.  0, librbd's errno value, or the code @cb stopped
  * the walk with.
  */
-errcode_t rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
+errcode_t e2t_rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent,
 			 errcode_t (*cb)(uint64_t off, uint64_t len, void *arg),
 			 void *arg);
 
 /*
  * The image e2trim reads and trims, open beside the questions' (which
- * come and go) until rbd_dl_io_close(): POOL[/NAMESPACE]/IMAGE[@SNAP],
+ * come and go) until e2t_rbd_dl_io_close(): POOL[/NAMESPACE]/IMAGE[@SNAP],
  * @read_only (rbd_open_read_only: no watch, nothing written, not even
  * the object map) or read-write.  0 or an errno value, librbd's.
  */
-errcode_t rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only);
+errcode_t e2t_rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only);
 
 /* Its size now (librbd refreshes it when the header changes). */
-errcode_t rbd_dl_io_size(struct rbd_dl *d, uint64_t *size);
+errcode_t e2t_rbd_dl_io_size(struct rbd_dl *d, uint64_t *size);
 
 /* @len bytes at @off, all of them; 0 or librbd's errno value. */
-errcode_t rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len,
+errcode_t e2t_rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len,
 			 uint64_t off);
 
 /*
  * Start reading @len bytes at @off into @buf, or discarding (@zero:
- * writing zeroes over) them: *@comp is waited for with rbd_dl_io_wait(),
+ * writing zeroes over) them: *@comp is waited for with e2t_rbd_dl_io_wait(),
  * which releases it and says how it went.  0 or an errno value;
  * EOPNOTSUPP for @zero where librbd cannot (before Ceph 15).
  */
-errcode_t rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
+errcode_t e2t_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 			     uint64_t off, void **comp);
-errcode_t rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
+errcode_t e2t_rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 			    int zero, void **comp);
-int rbd_dl_io_can_zero(void);
-errcode_t rbd_dl_io_wait(void *comp);
+int e2t_rbd_dl_io_can_zero(void);
+errcode_t e2t_rbd_dl_io_wait(void *comp);
 
-errcode_t rbd_dl_io_flush(struct rbd_dl *d);
+errcode_t e2t_rbd_dl_io_flush(struct rbd_dl *d);
 
 /* The lock released, the image closed; nothing open is fine. */
-void rbd_dl_io_close(struct rbd_dl *d);
+void e2t_rbd_dl_io_close(struct rbd_dl *d);
 
-void rbd_dl_close_image(struct rbd_dl *d);
-void rbd_dl_disconnect(struct rbd_dl *d);
+void e2t_rbd_dl_close_image(struct rbd_dl *d);
+void e2t_rbd_dl_disconnect(struct rbd_dl *d);
 
 #include "rbd_dl_lock.h"
 

@@ -2,7 +2,7 @@
 /*
  * rbd_readahead.c - reads asked ahead through librbd, many in flight
  *
- * libext2fs reads through rbd_io_manager one request at a time, and
+ * libext2fs reads through e2t_rbd_io_manager one request at a time, and
  * each synchronous rbd_read is a round trip to an OSD (a few hundred
  * microseconds on a local cluster, more on a network).  The checks and
  * the verification read little (1.4 MB of an aged 1 GiB ext4) but in
@@ -21,7 +21,7 @@
  * A read that finds nothing, or a readahead that failed, goes to librbd
  * directly as before: readahead makes reads faster, never different.
  * Nothing read ahead outlives the handle it was read through:
- * rbd_ra_drop_all() runs before the image is reopened to be locked, so
+ * e2t_rbd_ra_drop_all() runs before the image is reopened to be locked, so
  * the checks under the lock read the image afresh.
  */
 #include <errno.h>
@@ -52,7 +52,7 @@ struct rbd_ra {
 	unsigned int next;	/* the slot the next readahead takes */
 };
 
-struct rbd_ra *rbd_ra_new(struct rbd_dl *d, uint64_t size)
+struct rbd_ra *e2t_rbd_ra_new(struct rbd_dl *d, uint64_t size)
 {
 	struct rbd_ra *ra = calloc(1, sizeof(*ra));
 
@@ -68,7 +68,7 @@ static void wait_slot(struct ra_slot *s)
 {
 	if (s->state != RA_FLIGHT)
 		return;
-	s->state = rbd_dl_io_wait(s->comp) ? RA_FAILED : RA_DONE;
+	s->state = e2t_rbd_dl_io_wait(s->comp) ? RA_FAILED : RA_DONE;
 	s->comp = NULL;
 }
 
@@ -105,7 +105,7 @@ static void start_one(struct rbd_ra *ra, uint64_t off, uint64_t len)
 	s->buf = malloc(len);
 	if (!s->buf)
 		return;
-	if (rbd_dl_io_aio_read(ra->d, s->buf, len, off, &s->comp)) {
+	if (e2t_rbd_dl_io_aio_read(ra->d, s->buf, len, off, &s->comp)) {
 		free(s->buf);
 		s->buf = NULL;
 		return;
@@ -134,12 +134,12 @@ static void start_range(struct rbd_ra *ra, uint64_t off, uint64_t len,
 	}
 }
 
-void rbd_ra_start(struct rbd_ra *ra, uint64_t off, uint64_t len)
+void e2t_rbd_ra_start(struct rbd_ra *ra, uint64_t off, uint64_t len)
 {
 	start_range(ra, off, len, RA_CHUNK);
 }
 
-void rbd_ra_sequential(struct rbd_ra *ra, uint64_t off, uint64_t len)
+void e2t_rbd_ra_sequential(struct rbd_ra *ra, uint64_t off, uint64_t len)
 {
 	uint64_t from = off - off % RA_SEQ_CHUNK, end = off + len + RA_WINDOW;
 
@@ -149,7 +149,7 @@ void rbd_ra_sequential(struct rbd_ra *ra, uint64_t off, uint64_t len)
 		start_range(ra, from, end - from, RA_SEQ_CHUNK);
 }
 
-int rbd_ra_take(struct rbd_ra *ra, void *buf, uint64_t off, uint64_t len)
+int e2t_rbd_ra_take(struct rbd_ra *ra, void *buf, uint64_t off, uint64_t len)
 {
 	struct ra_slot *s;
 	unsigned int i;
@@ -173,7 +173,7 @@ int rbd_ra_take(struct rbd_ra *ra, void *buf, uint64_t off, uint64_t len)
 	return 0;
 }
 
-void rbd_ra_drop_all(struct rbd_ra *ra)
+void e2t_rbd_ra_drop_all(struct rbd_ra *ra)
 {
 	unsigned int i;
 
@@ -184,8 +184,8 @@ void rbd_ra_drop_all(struct rbd_ra *ra)
 	ra->next = 0;
 }
 
-void rbd_ra_free(struct rbd_ra *ra)
+void e2t_rbd_ra_free(struct rbd_ra *ra)
 {
-	rbd_ra_drop_all(ra);
+	e2t_rbd_ra_drop_all(ra);
 	free(ra);
 }

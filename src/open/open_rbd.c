@@ -69,7 +69,7 @@ static errcode_t refuse_lock(struct e2trim *t, const struct rbd_clients *c)
 		 "(%s), but no client watches it: the lock of a client that "
 		 "was killed, or one taken with rbd lock add", c->locker,
 		 c->lock_owner);
-	lib_shell_quote(rbd_spec_name(t->rbd), name, sizeof(name));
+	lib_shell_quote(e2t_rbd_spec_name(t->rbd), name, sizeof(name));
 	lib_shell_quote(c->lock_id, id, sizeof(id));
 	lib_shell_quote(c->lock_owner, owner, sizeof(owner));
 	lib_fix(t, E2TRIM_ERR_IMAGE_LOCKED, "once you know that its owner is "
@@ -107,7 +107,7 @@ static errcode_t recheck_clients(struct e2trim *t, int ours)
 	struct rbd_facts f;
 	char why[512];
 
-	if (rbd_ask(t->rbd, RBD_ASK_CLIENTS, &f, why, sizeof(why)))
+	if (e2t_rbd_ask(t->rbd, RBD_ASK_CLIENTS, &f, why, sizeof(why)))
 		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	return refuse_clients(t, &f.clients, ours);
 }
@@ -115,7 +115,7 @@ static errcode_t recheck_clients(struct e2trim *t, int ours)
 /* Still ours as at open: the lock, the size, the features, the header. */
 static errcode_t recheck_image(struct e2trim *t)
 {
-	errcode_t err = rbd_io_recheck(t->rbd_io);
+	errcode_t err = e2t_rbd_io_recheck(t->rbd_io);
 
 	if (err == ENOLCK)
 		return lib_fail(t, E2TRIM_ERR_IMAGE_LOCKED, "e2trim lost the "
@@ -164,7 +164,7 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 	/* a cluster that did not answer would not answer this either */
 	if (t->rbd_io && cephio_stuck(t->rbd_io))
 		return 0;
-	if (!t->rbd || rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
+	if (!t->rbd || e2t_rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
 	    !f.used_known)
 		return 0;
 	*bytes = f.used_bytes;
@@ -174,7 +174,7 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 /* A snapshot cannot be written: only a dry run reads it. */
 static errcode_t check_snap(struct e2trim *t)
 {
-	if (!rbd_spec_is_snap(t->rbd) || t->opt.dryrun)
+	if (!e2t_rbd_spec_is_snap(t->rbd) || t->opt.dryrun)
 		return 0;
 	return lib_fail(t, E2TRIM_ERR_USAGE, "an RBD snapshot is read-only: "
 			"give -n to see what its filesystem has free, or "
@@ -189,7 +189,7 @@ static errcode_t check_snap(struct e2trim *t)
 static errcode_t no_write(struct e2trim *t, const char *why)
 {
 	char pool[DETAIL_LEN / 4], user[96];
-	const char *name = rbd_spec_name(t->rbd);
+	const char *name = e2t_rbd_spec_name(t->rbd);
 
 	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(name, "/"), name);
 	snprintf(user, sizeof(user), "client.%s", cephspec_id(t->rbd));
@@ -203,7 +203,7 @@ static errcode_t no_write(struct e2trim *t, const char *why)
 	return E2TRIM_ERR_RBD_OPEN;
 }
 
-/* rbd_io_open()'s or rbd_io_lock()'s failure, in the table's terms. */
+/* e2t_rbd_io_open()'s or e2t_rbd_io_lock()'s failure, in the table's terms. */
 static errcode_t io_failed(struct e2trim *t, enum rbd_io_fail rc,
 			   const char *why)
 {
@@ -240,18 +240,18 @@ static errcode_t io_failed(struct e2trim *t, enum rbd_io_fail rc,
 static errcode_t ask_all(struct e2trim *t)
 {
 	unsigned int what = RBD_ASK_GRANULARITY | RBD_ASK_USED | RBD_ASK_MAP;
-	int snap = rbd_spec_is_snap(t->rbd);
+	int snap = e2t_rbd_spec_is_snap(t->rbd);
 	struct rbd_facts f;
 	char why[512];
 	errcode_t err;
 
 	if (!snap)
 		what |= RBD_ASK_CLIENTS;
-	if (rbd_ask(t->rbd, what, &f, why, sizeof(why)))
+	if (e2t_rbd_ask(t->rbd, what, &f, why, sizeof(why)))
 		return lib_fail(t, E2TRIM_ERR_RBD_OPEN, "%s", why);
 	err = snap ? 0 : refuse_clients(t, &f.clients, 0);
 	if (err) {
-		rbd_facts_free(&f);
+		e2t_rbd_facts_free(&f);
 		return err;
 	}
 	t->cluster_bytes = f.granularity ? f.granularity :
@@ -261,7 +261,7 @@ static errcode_t ask_all(struct e2trim *t)
 		t->res.allocated_after_bytes = f.used_bytes;
 		t->res.allocated_known = 1;
 	}
-	rbd_spec_keep_map(t->rbd, &f);
+	e2t_rbd_spec_keep_map(t->rbd, &f);
 	return 0;
 }
 
@@ -275,8 +275,8 @@ static errcode_t open_image(struct e2trim *t)
 	char why[512] = "";
 	enum rbd_io_fail rc;
 
-	rc = rbd_io_open(t->rbd, 1, &t->rbd_io, why, sizeof(why));
-	t->size_bytes = rc ? 0 : rbd_io_size(t->rbd_io);
+	rc = e2t_rbd_io_open(t->rbd, 1, &t->rbd_io, why, sizeof(why));
+	t->size_bytes = rc ? 0 : e2t_rbd_io_size(t->rbd_io);
 	return io_failed(t, rc, why);
 }
 
@@ -319,7 +319,7 @@ static int same_metadata(struct e2trim *t)
 	unsigned char sb[SUPERBLOCK_SIZE];
 
 	if (!t->fs->orig_super ||
-	    rbd_io_pread(t->rbd_io, sb, sizeof(sb), t->offset_bytes + 1024) ||
+	    e2t_rbd_io_pread(t->rbd_io, sb, sizeof(sb), t->offset_bytes + 1024) ||
 	    memcmp(sb, t->fs->orig_super, sizeof(sb)))
 		return 0;
 	return same_descriptors(t);
@@ -331,13 +331,13 @@ errcode_t open_rbd_writable(struct e2trim *t)
 	enum rbd_io_fail rc;
 	errcode_t err;
 
-	if (!t->rbd_io || rbd_spec_is_snap(t->rbd))
+	if (!t->rbd_io || e2t_rbd_spec_is_snap(t->rbd))
 		return 0;
-	rc = rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
+	rc = e2t_rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
 	/* a stop ends e2trim's own wait for the lock */
 	cephio_set_stop(t->rbd_io, t->cancel);
 	if (!rc)
-		rc = rbd_io_lock(t->rbd_io, why, sizeof(why));
+		rc = e2t_rbd_io_lock(t->rbd_io, why, sizeof(why));
 	err = io_failed(t, rc, why);
 	/* the lock ours, the size as at open, nobody else's watch beside */
 	if (!err)
@@ -357,13 +357,13 @@ errcode_t open_rbd(struct e2trim *t)
 	char why[512] = "";
 	errcode_t err;
 
-	if (rbd_spec_parse(t->path, &t->rbd, why, sizeof(why)))
+	if (e2t_rbd_spec_parse(t->path, &t->rbd, why, sizeof(why)))
 		return lib_fail(t, E2TRIM_ERR_USAGE, "%s", why);
 	err = check_snap(t);
 	if (err)
 		return err;
 	/* the image is read through librbd: without it, nothing can be */
-	err = rbd_spec_connect(t->rbd, &d, why, sizeof(why));
+	err = e2t_rbd_spec_connect(t->rbd, &d, why, sizeof(why));
 	if (err == ELIBACC)
 		return lib_fail(t, E2TRIM_ERR_NO_LIBRBD, "%s", why);
 	if (err)
@@ -389,10 +389,10 @@ void open_rbd_release(struct e2trim *t)
 	if (!cookie) {
 		lib_warn(t, "e2trim could not release the RBD image's "
 			 "exclusive lock (%s): see rbd lock ls %s",
-			 strerror((int)err), rbd_spec_name(t->rbd));
+			 strerror((int)err), e2t_rbd_spec_name(t->rbd));
 		return;
 	}
-	lib_shell_quote(rbd_spec_name(t->rbd), name, sizeof(name));
+	lib_shell_quote(e2t_rbd_spec_name(t->rbd), name, sizeof(name));
 	lib_shell_quote(cookie, id, sizeof(id));
 	lib_shell_quote(owner, who, sizeof(who));
 	lib_warn(t, "e2trim could not release its exclusive lock on the RBD "
@@ -404,14 +404,14 @@ void open_rbd_release(struct e2trim *t)
 int open_rbd_data_map(const struct e2trim *t, const uint64_t (**map)[2],
 		      size_t *n)
 {
-	return t->rbd && rbd_spec_data_map(t->rbd, map, n);
+	return t->rbd && e2t_rbd_spec_data_map(t->rbd, map, n);
 }
 
 void open_rbd_close(struct e2trim *t)
 {
 	/* the lock first: nothing of ours is left held, whatever stopped */
-	rbd_io_close(t->rbd_io);
+	e2t_rbd_io_close(t->rbd_io);
 	t->rbd_io = NULL;
-	rbd_spec_free(t->rbd);
+	e2t_rbd_spec_free(t->rbd);
 	t->rbd = NULL;
 }

@@ -138,7 +138,7 @@ static void note_own_lock(struct rbd_dl *d)
 	snprintf(d->owner, sizeof(d->owner), "%s", clients);
 }
 
-errcode_t rbd_dl_io_lock(struct rbd_dl *d)
+errcode_t e2t_rbd_dl_io_lock(struct rbd_dl *d)
 {
 	uint64_t features = 0, ver;
 	int rc = ceph_fn.get_features(d->wimage, &features);
@@ -149,7 +149,7 @@ errcode_t rbd_dl_io_lock(struct rbd_dl *d)
 	if (!(features & RBD_FEATURE_EXCLUSIVE_LOCK))
 		return EOPNOTSUPP;
 	/* the header's name, before anything is held */
-	err = rbd_dl_io_header_version(d, &ver);
+	err = e2t_rbd_dl_io_header_version(d, &ver);
 	if (err)
 		return err;
 	/* stopped already: nothing asked, nothing left running */
@@ -163,7 +163,7 @@ errcode_t rbd_dl_io_lock(struct rbd_dl *d)
 	return 0;
 }
 
-errcode_t rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
+errcode_t e2t_rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
 {
 	char id[64];
 	uint64_t size;
@@ -195,7 +195,7 @@ errcode_t cephdl_features(struct rbd_dl *d, uint64_t *features)
 	return rc ? ceph_err(rc) : 0;
 }
 
-int rbd_dl_io_owns_lock(struct rbd_dl *d)
+int e2t_rbd_dl_io_owns_lock(struct rbd_dl *d)
 {
 	int owner = 0;
 

@@ -23,7 +23,7 @@ struct rbd_clients {
 	char lock_owner[64];
 };
 
-/* What rbd_ask() asks (RBD_ASK_*, or'ed) and what it found. */
+/* What e2t_rbd_ask() asks (RBD_ASK_*, or'ed) and what it found. */
 #define RBD_ASK_CLIENTS		0x03	/* rbd status, rbd lock ls */
 #define RBD_ASK_GRANULARITY	0x04	/* rbd config image list */
 #define RBD_ASK_USED		0x08	/* rbd du --exact */
@@ -43,7 +43,7 @@ struct rbd_facts {
 	 * Where the image holds data, [start, end) in bytes, sorted and
 	 * apart: rbd diff's exact extents (qemu's block status says whole
 	 * 4 MiB objects).  Outside them the image reads zeroes and holds
-	 * nothing to free.  Freed by rbd_facts_free().
+	 * nothing to free.  Freed by e2t_rbd_facts_free().
 	 */
 	uint64_t (*data)[2];
 	size_t ndata;
@@ -57,10 +57,10 @@ struct rbd_facts {
  */
 #define RBD_NTIMEOUTS 3
 #define RBD_TIMEOUT_SECONDS "60"
-extern const char *const rbd_timeouts[RBD_NTIMEOUTS];
+extern const char *const e2t_rbd_timeouts[RBD_NTIMEOUTS];
 
 /* The name sets Ceph option @key itself. */
-int rbd_has_key(const struct rbd_spec *s, const char *key);
+int e2t_rbd_has_key(const struct rbd_spec *s, const char *key);
 
 /* Extents collected in any order, then sorted and merged. */
 struct rbd_extents {
@@ -73,10 +73,10 @@ struct rbd_extents {
  * One more extent (a walk's callback: @arg is the struct rbd_extents):
  * 0 or ENOMEM.
  */
-errcode_t rbd_extent_add(uint64_t off, uint64_t len, void *arg);
+errcode_t e2t_rbd_extent_add(uint64_t off, uint64_t len, void *arg);
 
 /* @x sorted and merged into @f's map; @x is @f's after. */
-void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f);
+void e2t_rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f);
 
 /*
  * What the rbd command says of @what (RBD_ASK_*), all at once, into @f
@@ -85,7 +85,7 @@ void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f);
  * could not be run (ENOENT: no rbd command) or E2TRIM_ERR_NBD_START
  * when it failed; what else could not be told is left unknown.
  */
-errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
+errcode_t e2t_rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
 		      struct rbd_facts *f, char *why, size_t len);
 
 #endif /* E2TRIM_RBD_CMD_H */

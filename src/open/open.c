@@ -232,7 +232,7 @@ static const char *io_options(const struct e2trim *t)
 static const char *fs_name(const struct e2trim *t)
 {
 	if (t->rbd_io)
-		return rbd_io_name(t->rbd_io);
+		return e2t_rbd_io_name(t->rbd_io);
 	if (t->nbd)
 		return t->nbd->name;
 	/* the object e2trim opened, not whatever the name leads to now */
@@ -242,9 +242,9 @@ static const char *fs_name(const struct e2trim *t)
 static io_manager fs_io(const struct e2trim *t)
 {
 	if (t->rbd_io)
-		return rbd_io_manager;
+		return e2t_rbd_io_manager;
 	if (t->nbd)
-		return nbd_io_manager;
+		return e2t_nbd_io_manager;
 	return t->on_ramfs ? ramfs_io_manager : unix_io_manager;
 }
 
@@ -441,9 +441,9 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 		return lib_fail(t, E2TRIM_ERR_NO_MEMORY, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t->opened);
 	t->res.dryrun = t->opt.dryrun;
-	if (nbd_is_uri(path)) {
+	if (e2t_nbd_is_uri(path)) {
 		err = open_nbd_uri(t);
-	} else if (rbd_is_spec(path)) {
+	} else if (e2t_rbd_is_spec(path)) {
 		err = open_rbd(t);
 	} else {
 		err = check_not_mounted(t);
@@ -473,7 +473,7 @@ static errcode_t open_steps(struct e2trim *t, const char *path)
 	if (!err && !t->opt.partition)
 		err = open_bound_loop(t);
 	/* every other path to those bytes, before any gate reads them */
-	if (!err && !t->rbd_io && !nbd_is_uri(path))
+	if (!err && !t->rbd_io && !e2t_nbd_is_uri(path))
 		err = open_paths_hold(t);
 	t->res.is_blkdev = t->is_blkdev;
 	t->res.fs_offset_bytes = t->offset_bytes;

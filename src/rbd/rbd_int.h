@@ -23,7 +23,7 @@ struct rbd_spec {
 	int nopts;
 	unsigned int snap : 1,
 		     map_known : 1;
-	uint64_t (*data)[2];		/* rbd diff's extents (rbd_spec_keep_map) */
+	uint64_t (*data)[2];		/* rbd diff's extents (e2t_rbd_spec_keep_map) */
 	size_t ndata;
 	struct rbd_dl *dl;		/* librbd's connection, once made */
 	unsigned int dl_tried : 1;

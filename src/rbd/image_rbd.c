@@ -35,44 +35,44 @@ static errcode_t make_qemu_name(struct rbd_spec *s, const char *path)
 	char *p;
 
 	for (i = 0; i < RBD_NTIMEOUTS; i++)
-		len += strlen(rbd_timeouts[i]) + strlen(RBD_TIMEOUT_SECONDS) + 2;
+		len += strlen(e2t_rbd_timeouts[i]) + strlen(RBD_TIMEOUT_SECONDS) + 2;
 	s->qemu = malloc(len);
 	if (!s->qemu)
 		return ENOMEM;
 	p = s->qemu + sprintf(s->qemu, "%s", path);
 	for (i = 0; i < RBD_NTIMEOUTS; i++)
-		if (!rbd_has_key(s, rbd_timeouts[i]))
-			p += sprintf(p, ":%s=%s", rbd_timeouts[i], RBD_TIMEOUT_SECONDS);
+		if (!e2t_rbd_has_key(s, e2t_rbd_timeouts[i]))
+			p += sprintf(p, ":%s=%s", e2t_rbd_timeouts[i], RBD_TIMEOUT_SECONDS);
 	return 0;
 }
 
-const char *rbd_spec_qemu_name(const struct rbd_spec *s)
+const char *e2t_rbd_spec_qemu_name(const struct rbd_spec *s)
 {
 	return s->qemu;
 }
 
-int rbd_is_spec(const char *path)
+int e2t_rbd_is_spec(const char *path)
 {
 	return !strncmp(path, RBD_PREFIX, strlen(RBD_PREFIX));
 }
 
-int rbd_spec_is_snap(const struct rbd_spec *s)
+int e2t_rbd_spec_is_snap(const struct rbd_spec *s)
 {
 	return s->snap;
 }
 
-void rbd_spec_free(struct rbd_spec *s)
+void e2t_rbd_spec_free(struct rbd_spec *s)
 {
 	if (!s)
 		return;
 	free(s->buf);
 	free(s->qemu);
 	free(s->data);
-	rbd_dl_disconnect(s->dl);
+	e2t_rbd_dl_disconnect(s->dl);
 	free(s);
 }
 
-errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
+errcode_t e2t_rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 			 size_t len)
 {
 	struct rbd_spec *s = calloc(1, sizeof(*s));
@@ -82,23 +82,23 @@ errcode_t rbd_spec_parse(const char *path, struct rbd_spec **out, char *why,
 		s->buf = strdup(path + strlen(RBD_PREFIX));
 	if (!s || !s->buf) {
 		snprintf(why, len, "out of memory");
-		rbd_spec_free(s);
+		e2t_rbd_spec_free(s);
 		return ENOMEM;
 	}
-	if (rbd_name_parse(s, why, len)) {
-		rbd_spec_free(s);
+	if (e2t_rbd_name_parse(s, why, len)) {
+		e2t_rbd_spec_free(s);
 		return E2TRIM_ERR_USAGE;
 	}
 	if (make_qemu_name(s, path)) {
 		snprintf(why, len, "out of memory");
-		rbd_spec_free(s);
+		e2t_rbd_spec_free(s);
 		return ENOMEM;
 	}
 	*out = s;
 	return 0;
 }
 
-/* The bytes rbd_extent_add() collected: what rbd du --exact counts. */
+/* The bytes e2t_rbd_extent_add() collected: what rbd du --exact counts. */
 static uint64_t extents_bytes(const struct rbd_extents *x)
 {
 	uint64_t sum = 0;
@@ -121,11 +121,11 @@ static uint64_t extents_bytes(const struct rbd_extents *x)
 static errcode_t own_map(struct rbd_dl *d, struct rbd_extents *x)
 {
 	char from[256];
-	errcode_t err = rbd_dl_newest_snap(d, from, sizeof(from));
+	errcode_t err = e2t_rbd_dl_newest_snap(d, from, sizeof(from));
 
 	if (!err)
-		err = rbd_dl_extents(d, *from ? from : NULL, 0,
-				     rbd_extent_add, x);
+		err = e2t_rbd_dl_extents(d, *from ? from : NULL, 0,
+				     e2t_rbd_extent_add, x);
 	return err;
 }
 
@@ -149,7 +149,7 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 	 * open (60 s apart): a dry run, a refusal and each question would
 	 * change the image
 	 */
-	if (!rbd_has_key(s, "rbd_atime_update_interval")) {
+	if (!e2t_rbd_has_key(s, "rbd_atime_update_interval")) {
 		key[n] = "rbd_atime_update_interval";
 		val[n++] = "0";
 	}
@@ -158,28 +158,28 @@ static struct rbd_dl *lib_connect(struct rbd_spec *s)
 	 * in flight by default: a 1 GiB image's 256 objects took 20-30 ms
 	 * a walk, about 40 % less with 32 (this client's requests only)
 	 */
-	if (!rbd_has_key(s, "rbd_concurrent_management_ops")) {
+	if (!e2t_rbd_has_key(s, "rbd_concurrent_management_ops")) {
 		key[n] = "rbd_concurrent_management_ops";
 		val[n++] = "32";
 	}
 	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
-		if (rbd_has_key(s, rbd_timeouts[i]))
+		if (e2t_rbd_has_key(s, e2t_rbd_timeouts[i]))
 			continue;
-		key[n] = rbd_timeouts[i];
+		key[n] = e2t_rbd_timeouts[i];
 		val[n++] = RBD_TIMEOUT_SECONDS;
 	}
 	for (i = 0; i < s->nopts; i++) {
 		key[n] = s->key[i];
 		val[n++] = s->val[i];
 	}
-	s->dl_err = rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl,
+	s->dl_err = e2t_rbd_dl_connect(s->conf, s->id, key, val, n, &s->dl,
 				   s->dl_why, sizeof(s->dl_why));
 	if (s->dl_err)
 		s->dl = NULL;
 	return s->dl;
 }
 
-errcode_t rbd_spec_connect(struct rbd_spec *s, struct rbd_dl **out, char *why,
+errcode_t e2t_rbd_spec_connect(struct rbd_spec *s, struct rbd_dl **out, char *why,
 			   size_t len)
 {
 	*out = lib_connect(s);
@@ -188,7 +188,7 @@ errcode_t rbd_spec_connect(struct rbd_spec *s, struct rbd_dl **out, char *why,
 	return *out ? 0 : s->dl_err;
 }
 
-const char *rbd_spec_name(const struct rbd_spec *s)
+const char *e2t_rbd_spec_name(const struct rbd_spec *s)
 {
 	return s->name;
 }
@@ -211,13 +211,13 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	errcode_t ew, el;
 	int w, l, snaps;
 
-	if (!d || rbd_dl_open(d, s->name))
+	if (!d || e2t_rbd_dl_open(d, s->name))
 		goto out;
 	if (*what & RBD_ASK_CLIENTS) {
 		f->clients.watcher[0] = f->clients.locker[0] = '\0';
-		ew = rbd_dl_watchers(d, &w, f->clients.watcher,
+		ew = e2t_rbd_dl_watchers(d, &w, f->clients.watcher,
 				     sizeof(f->clients.watcher));
-		el = rbd_dl_lockers(d, &l, f->clients.locker,
+		el = e2t_rbd_dl_lockers(d, &l, f->clients.locker,
 				    sizeof(f->clients.locker),
 				    f->clients.lock_id,
 				    sizeof(f->clients.lock_id),
@@ -230,7 +230,7 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 		*what &= ~RBD_ASK_CLIENTS;
 	}
 	if (*what & RBD_ASK_GRANULARITY) {
-		f->granularity = rbd_dl_granularity(d);
+		f->granularity = e2t_rbd_dl_granularity(d);
 		*what &= ~RBD_ASK_GRANULARITY;
 	}
 	/*
@@ -240,13 +240,13 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 	 * the own layer's map is that walk too (own_map()): walked once.
 	 */
 	if ((*what & RBD_ASK_USED) && !s->snap &&
-	    !rbd_dl_snapshots(d, &snaps) && snaps == 0) {
-		if (!rbd_dl_extents(d, NULL, 0, rbd_extent_add, &x)) {
+	    !e2t_rbd_dl_snapshots(d, &snaps) && snaps == 0) {
+		if (!e2t_rbd_dl_extents(d, NULL, 0, e2t_rbd_extent_add, &x)) {
 			f->used_bytes = extents_bytes(&x);
 			f->used_known = 1;
 			*what &= ~RBD_ASK_USED;
 			if (*what & RBD_ASK_MAP) {
-				rbd_extents_to_map(&x, f);
+				e2t_rbd_extents_to_map(&x, f);
 				*what &= ~RBD_ASK_MAP;
 			}
 		}
@@ -255,7 +255,7 @@ static void ask_lib(struct rbd_spec *s, unsigned int *what,
 		memset(&x, 0, sizeof(x));
 	}
 	if ((*what & RBD_ASK_MAP) && !own_map(d, &x)) {
-		rbd_extents_to_map(&x, f);
+		e2t_rbd_extents_to_map(&x, f);
 		*what &= ~RBD_ASK_MAP;
 	}
 	free(x.d);
@@ -263,10 +263,10 @@ out:
 	if (*what & RBD_ASK_CLIENTS)	/* the command's answer, whole */
 		memset(&f->clients, 0, sizeof(f->clients));
 	if (d)
-		rbd_dl_close_image(d);
+		e2t_rbd_dl_close_image(d);
 }
 
-errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
+errcode_t e2t_rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
 		  char *why, size_t len)
 {
 	errcode_t err = 0;
@@ -277,7 +277,7 @@ errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
 		what &= ~RBD_ASK_MAP;
 	ask_lib(s, &what, f);
 	if (what)
-		err = rbd_cmd_ask(s, what, f, why, len);
+		err = e2t_rbd_cmd_ask(s, what, f, why, len);
 	/*
 	 * qemu's block status counts a clone's parent and the snapshots'
 	 * data as the image's: without its own layer's map nothing is
@@ -291,11 +291,11 @@ errcode_t rbd_ask(struct rbd_spec *s, unsigned int what, struct rbd_facts *f,
 		err = E2TRIM_ERR_NBD_START;
 	}
 	if (err)
-		rbd_facts_free(f);
+		e2t_rbd_facts_free(f);
 	return err;
 }
 
-void rbd_facts_free(struct rbd_facts *f)
+void e2t_rbd_facts_free(struct rbd_facts *f)
 {
 	free(f->data);
 	f->data = NULL;
@@ -303,17 +303,17 @@ void rbd_facts_free(struct rbd_facts *f)
 	f->map_known = 0;
 }
 
-void rbd_spec_keep_map(struct rbd_spec *s, struct rbd_facts *f)
+void e2t_rbd_spec_keep_map(struct rbd_spec *s, struct rbd_facts *f)
 {
 	free(s->data);
 	s->data = f->data;
 	s->ndata = f->ndata;
 	s->map_known = f->map_known;
 	f->data = NULL;
-	rbd_facts_free(f);
+	e2t_rbd_facts_free(f);
 }
 
-int rbd_spec_data_map(const struct rbd_spec *s, const uint64_t (**map)[2],
+int e2t_rbd_spec_data_map(const struct rbd_spec *s, const uint64_t (**map)[2],
 		      size_t *n)
 {
 	*map = (const uint64_t (*)[2])s->data;

@@ -28,11 +28,11 @@
  * discard that times out is an I/O error, reported as such, and what it
  * was about is free space anyway.
  */
-const char *const rbd_timeouts[RBD_NTIMEOUTS] = {
+const char *const e2t_rbd_timeouts[RBD_NTIMEOUTS] = {
 	"rados_osd_op_timeout", "rados_mon_op_timeout", "client_mount_timeout",
 };
 
-int rbd_has_key(const struct rbd_spec *s, const char *key)
+int e2t_rbd_has_key(const struct rbd_spec *s, const char *key)
 {
 	int i;
 
@@ -72,10 +72,10 @@ static void build_argv(const struct rbd_spec *s, const char *const *sub,
 		argv[n++] = (char *)s->id;
 	}
 	for (i = 0; i < (int)RBD_NTIMEOUTS; i++) {
-		if (rbd_has_key(s, rbd_timeouts[i]))
+		if (e2t_rbd_has_key(s, e2t_rbd_timeouts[i]))
 			continue;
 		snprintf(a->opt[s->nopts + i], sizeof(a->opt[0]), "--%s",
-			 rbd_timeouts[i]);
+			 e2t_rbd_timeouts[i]);
 		argv[n++] = a->opt[s->nopts + i];
 		argv[n++] = (char *)RBD_TIMEOUT_SECONDS;
 	}
@@ -102,7 +102,7 @@ static void first_line(int fd, char *why, size_t len)
 	snprintf(why, len, "rbd: %s", *p ? p : "failed");
 }
 
-/* The questions e2trim asks the rbd command, at once (rbd_cmd_ask()). */
+/* The questions e2trim asks the rbd command, at once (e2t_rbd_cmd_ask()). */
 enum { ASK_STATUS, ASK_LOCKS, ASK_CONFIG, ASK_DU, ASK_DIFF, ASK_INFO, NASK };
 
 static const char *const ask_sub[NASK][4] = {
@@ -291,7 +291,7 @@ static errcode_t json_u64(const char *p, const char *end, const char *key,
 	return 0;
 }
 
-errcode_t rbd_extent_add(uint64_t off, uint64_t len, void *arg)
+errcode_t e2t_rbd_extent_add(uint64_t off, uint64_t len, void *arg)
 {
 	struct rbd_extents *x = arg;
 	uint64_t (*nd)[2];
@@ -309,7 +309,7 @@ errcode_t rbd_extent_add(uint64_t off, uint64_t len, void *arg)
 }
 
 /* Into @f's map, sorted and merged; @x is @f's after. */
-void rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f)
+void e2t_rbd_extents_to_map(struct rbd_extents *x, struct rbd_facts *f)
 {
 	uint64_t (*d)[2] = x->d;
 	size_t i, m;
@@ -355,11 +355,11 @@ static errcode_t parse_diff(char *out, struct rbd_facts *f)
 		e = strstr(p, "\"exists\":\"true\"");
 		if (!len || !e || e > end)
 			continue;
-		err = rbd_extent_add(off, len, &x);
+		err = e2t_rbd_extent_add(off, len, &x);
 		if (err)
 			goto bad;
 	}
-	rbd_extents_to_map(&x, f);
+	e2t_rbd_extents_to_map(&x, f);
 	return 0;
 bad:
 	free(x.d);
@@ -377,7 +377,7 @@ static int layered(const char *out)
 }
 
 /* What the rbd command says of @what, all at once. */
-errcode_t rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
+errcode_t e2t_rbd_cmd_ask(const struct rbd_spec *s, unsigned int what,
 		      struct rbd_facts *f, char *why, size_t len)
 {
 	errcode_t err, rc = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rbd_name.h - an RBD name taken apart, names kept apart from options
- *              (rbd_name.c; src/nbd/rbd.md says why)
+ *              (rbd_name.c; src/rbd/rbd.md says why)
  */
 #ifndef E2TRIM_RBD_NAME_H
 #define E2TRIM_RBD_NAME_H
@@ -16,6 +16,6 @@ struct rbd_spec;
  * and '@'), s->snap, s->conf, s->id and the other keys allowed.  0, or
  * 1 with @why saying what is wrong (a usage error).
  */
-int rbd_name_parse(struct rbd_spec *s, char *why, size_t len);
+int e2t_rbd_name_parse(struct rbd_spec *s, char *why, size_t len);
 
 #endif /* E2TRIM_RBD_NAME_H */

@@ -31,7 +31,7 @@ errcode_t open_rbd_recheck(struct e2trim *t);
 
 /*
  * The image's features or header changed under the lock (ESTALE from
- * rbd_io_recheck()): `rbd feature disable` and the like, asked by any
+ * e2t_rbd_io_recheck()): `rbd feature disable` and the like, asked by any
  * client, are carried out by the lock's owner, e2trim's own librbd.
  * Without exclusive-lock any client writes without a lock: a refusal
  * (26) with the rest of the free space untouched.
