@@ -92,6 +92,8 @@ static struct job *add_target(const struct cli_control *ctl,
 		return NULL;
 	r->opts = ctl->opts;
 	r->partno = ctl->opts.partition;
+	if (r->partno && job_label_partition(r, r->partno))
+		return NULL;
 	split_offset(r, ctl->all_partitions);
 	job_identify(r);
 	return r;
