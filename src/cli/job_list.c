@@ -134,6 +134,22 @@ struct job *job_add(struct job_list *l, const char *name)
 	return r;
 }
 
+/*
+ * A partition of an image is named "disk.img, partition 2" in every
+ * message, whether -p 2 or -p all chose it: the same partition, the
+ * same name (-p 2 over several images tells them apart by the name,
+ * -p all the partitions of one image by the number).
+ */
+int job_label_partition(struct job *r, unsigned int partno)
+{
+	char label[PATH_MAX + 32];
+
+	snprintf(label, sizeof(label), "%s, partition %u", r->name, partno);
+	free(r->label);
+	r->label = strdup(label);
+	return r->label ? 0 : -1;
+}
+
 void job_refuse(struct job *r, errcode_t code, const char *detail)
 {
 	const char *fix = e2trim_error_fix(code, E2TRIM_FIX_COMMAND);

@@ -33,7 +33,8 @@ struct disk_key {
 
 struct job {
 	char *name;		/* as given: JSON's "target" */
-	char *label;		/* in messages: the name, or "<name>, partition N" */
+	char *label;		/* in messages: the name, or "<name>, partition N"
+				   (-p N and -p all alike, of an image) */
 	char *path;		/* what is opened: the name without "?offset=N" */
 	struct cli_opts opts;	/* partition, offset */
 	struct disk_key disk;	/* -j: never two on one disk at once */
@@ -57,6 +58,9 @@ void jobs_free(struct job_list *l);
 
 /* A new entry at the end of @l (name, label and path @name); NULL: no memory. */
 struct job *job_add(struct job_list *l, const char *name);
+
+/* @r's label "<name>, partition @partno"; -1: no memory. */
+int job_label_partition(struct job *r, unsigned int partno);
 
 /* Which disk @r is on and what it is (its path is set). */
 void job_identify(struct job *r);

@@ -93,6 +93,9 @@ static struct job *add_target(const struct cli_control *ctl,
 	r->opts = ctl->opts;
 	r->partno = ctl->opts.partition;
 	split_offset(r, ctl->all_partitions);
+	/* "disk.img?offset=N" with -p names no partition: refused as given */
+	if (r->partno && !r->pre_err && job_label_partition(r, r->partno))
+		return NULL;
 	job_identify(r);
 	return r;
 }

@@ -11,8 +11,6 @@
  * BIOS boot partition) are left alone: they are not targets.  The
  * library reads and checks the whole table first, as for -p N.
  */
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,7 +21,6 @@
 static int add_partition(struct job_list *nl, const struct job *r,
 			 const struct e2trim_partition *p, int blkdev)
 {
-	char label[PATH_MAX + 32];
 	struct job *q = job_add(nl, r->name);
 
 	if (!q)
@@ -32,25 +29,17 @@ static int add_partition(struct job_list *nl, const struct job *r,
 	q->partno = p->partno;
 	if (!blkdev) {
 		q->opts.partition = p->partno;
-		snprintf(label, sizeof(label), "%s, partition %u", r->name,
-			 p->partno);
-		free(q->label);
-		q->label = strdup(label);
 		job_identify(q);
-		return q->label ? 0 : -1;
+		return job_label_partition(q, p->partno);
 	}
 	/* a device's partition: its own device, without -p */
 	if (!p->device[0]) {
-		snprintf(label, sizeof(label), "%s, partition %u", r->name,
-			 p->partno);
-		free(q->label);
-		q->label = strdup(label);
-		if (!q->label)
+		if (job_label_partition(q, p->partno))
 			return -1;
-		snprintf(label, sizeof(label), "has no device of its own (a "
-			 "loop device without partition scanning?); give the "
-			 "image file, or attach it with losetup -P");
-		job_refuse_msg(q, E2TRIM_ERR_PARTITION_ON_BLKDEV, label);
+		job_refuse_msg(q, E2TRIM_ERR_PARTITION_ON_BLKDEV, "has no "
+			       "device of its own (a loop device without "
+			       "partition scanning?); give the image file, or "
+			       "attach it with losetup -P");
 		return 0;
 	}
 	free(q->label);
