@@ -115,12 +115,6 @@ static errcode_t io_close(io_channel ch)
 	return 0;
 }
 
-static errcode_t io_set_blksize(io_channel ch, int blksize)
-{
-	ch->block_size = blksize;
-	return 0;
-}
-
 /* 1: the page at file byte @off is in the page cache (data) */
 static int resident(const struct ramfs_priv *p, uint64_t off)
 {
@@ -134,9 +128,10 @@ static int resident(const struct ramfs_priv *p, uint64_t off)
 }
 
 /* [@off, @off + @len) of the file into @buf: holes as zeroes, unread */
-static errcode_t read_bytes(const struct ramfs_priv *p, char *buf,
-			    uint64_t len, uint64_t off)
+static errcode_t read_bytes(void *priv, void *out, uint64_t len, uint64_t off)
 {
+	const struct ramfs_priv *p = priv;
+	char *buf = out;
 	uint64_t n;
 	ssize_t r;
 
@@ -167,28 +162,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
 {
 	struct ramfs_priv *p = ch->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-				    (uint64_t)count * ch->block_size;
-	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	errcode_t rc;
+	struct io_ro_source src = { p->offset_bytes, p->size_bytes,
+				    read_bytes, p };
 
-	have = off >= p->size_bytes ? 0 :
-	       p->size_bytes - off < size ? p->size_bytes - off : size;
-	rc = have ? read_bytes(p, buf, have, off) : 0;
-	if (rc)
-		return rc;
-	if (have < size) {
-		/* as unix_io: what lies past the end reads as zeroes */
-		memset((char *)buf + have, 0, size - have);
-		return EXT2_ET_SHORT_READ;
-	}
-	return 0;
-}
-
-static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
-			     void *buf)
-{
-	return io_read_blk64(ch, blk, count, buf);
+	return io_ro_read_clipped(ch, blk, count, buf, &src);
 }
 
 /* Readahead is what fills holes: none. */
@@ -212,8 +189,8 @@ static struct struct_io_manager ramfs_io = {
 	.name = "e2trim ramfs I/O Manager",
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_set_blksize,
-	.read_blk = io_read_blk,
+	.set_blksize = io_ro_set_blksize,
+	.read_blk = io_ro_read_blk,
 	.write_blk = io_ro_write_blk,
 	.flush = io_ro_flush,
 	.write_byte = io_ro_write_byte,

@@ -478,10 +478,14 @@ static errcode_t io_close(io_channel ch)
 	return 0;
 }
 
-static errcode_t io_set_blksize(io_channel ch, int blksize)
+/* [@off, @off + @len): asked ahead already, or read now. */
+static errcode_t read_ahead(void *priv, void *buf, uint64_t len, uint64_t off)
 {
-	ch->block_size = blksize;
-	return 0;
+	struct io_priv *p = priv;
+
+	if (p->ra && e2t_nbd_ra_take(p->ra, buf, off, len))
+		return 0;
+	return e2t_nbd_conn_pread(p->conn, buf, len, off);
 }
 
 /* A negative @count means -count bytes (the superblock is read so). */
@@ -489,34 +493,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
 {
 	struct io_priv *p = ch->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-				    (uint64_t)count * ch->block_size;
-	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	errcode_t rc;
+	struct io_ro_source src = { p->offset_bytes, p->conn->srv.size_bytes,
+				    read_ahead, p };
 
-	if (off >= p->conn->srv.size_bytes)
-		have = 0;
-	else
-		have = p->conn->srv.size_bytes - off < size ?
-		       p->conn->srv.size_bytes - off : size;
-	if (have && p->ra && e2t_nbd_ra_take(p->ra, buf, off, have))
-		rc = 0;
-	else
-		rc = have ? e2t_nbd_conn_pread(p->conn, buf, have, off) : 0;
-	if (rc)
-		return rc;
-	if (have < size) {
-		/* as unix_io: what lies past the end reads as zeroes */
-		memset((char *)buf + have, 0, size - have);
-		return EXT2_ET_SHORT_READ;
-	}
-	return 0;
-}
-
-static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
-			     void *buf)
-{
-	return io_read_blk64(ch, blk, count, buf);
+	return io_ro_read_clipped(ch, blk, count, buf, &src);
 }
 
 /* What the fast readers will read next: ask for it now. */
@@ -544,8 +524,8 @@ static struct struct_io_manager nbd_io = {
 	.name = "e2trim NBD I/O Manager",
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_set_blksize,
-	.read_blk = io_read_blk,
+	.set_blksize = io_ro_set_blksize,
+	.read_blk = io_ro_read_blk,
 	.write_blk = io_ro_write_blk,
 	.flush = io_ro_flush,
 	.write_byte = io_ro_write_byte,

@@ -368,19 +368,13 @@ static errcode_t io_close(io_channel ch)
 	return 0;
 }
 
-static errcode_t io_set_blksize(io_channel ch, int blksize)
-{
-	ch->block_size = blksize;
-	return 0;
-}
-
 /*
  * From what was read ahead, or from librbd; a read where the last one
  * ended asks the next stretch ahead first.
  */
-static errcode_t read_ahead(struct rbd_io *io, void *buf, uint64_t len,
-			    uint64_t off)
+static errcode_t read_ahead(void *priv, void *buf, uint64_t len, uint64_t off)
 {
+	struct rbd_io *io = priv;
 	int seq = off == io->last_end;
 
 	io->last_end = off + len;
@@ -396,28 +390,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
 {
 	struct io_priv *p = ch->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-				    (uint64_t)count * ch->block_size;
-	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	uint64_t end = p->io->size_bytes;
-	errcode_t rc;
+	struct io_ro_source src = { p->offset_bytes, p->io->size_bytes,
+				    read_ahead, p->io };
 
-	have = off >= end ? 0 : (end - off < size ? end - off : size);
-	rc = have ? read_ahead(p->io, buf, have, off) : 0;
-	if (rc)
-		return rc;
-	if (have < size) {
-		/* as unix_io: what lies past the end reads as zeroes */
-		memset((char *)buf + have, 0, size - have);
-		return EXT2_ET_SHORT_READ;
-	}
-	return 0;
-}
-
-static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
-			     void *buf)
-{
-	return io_read_blk64(ch, blk, count, buf);
+	return io_ro_read_clipped(ch, blk, count, buf, &src);
 }
 
 /* What the fast readers will read next: ask for it now. */
@@ -444,8 +420,8 @@ static struct struct_io_manager rbd_io_struct = {
 	.name = "e2trim RBD I/O Manager",
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_set_blksize,
-	.read_blk = io_read_blk,
+	.set_blksize = io_ro_set_blksize,
+	.read_blk = io_ro_read_blk,
 	.write_blk = io_ro_write_blk,
 	.flush = io_ro_flush,
 	.write_byte = io_ro_write_byte,
