@@ -50,4 +50,19 @@ struct io_ro_source {
 errcode_t io_ro_read_clipped(io_channel ch, unsigned long long blk, int count,
 			     void *buf, const struct io_ro_source *src);
 
+/*
+ * The members every read-only manager fills alike, first in its
+ * struct_io_manager: it then names its own open, close, read_blk64,
+ * set_option and cache_readahead.
+ */
+#define IO_RO_MANAGER(title)					\
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,			\
+	.name = (title),					\
+	.set_blksize = io_ro_set_blksize,			\
+	.read_blk = io_ro_read_blk,				\
+	.write_blk = io_ro_write_blk,				\
+	.flush = io_ro_flush,					\
+	.write_byte = io_ro_write_byte,				\
+	.write_blk64 = io_ro_write_blk64
+
 #endif /* E2TRIM_IO_READONLY_H */

@@ -416,19 +416,12 @@ static errcode_t io_set_option(io_channel ch, const char *option,
 }
 
 static struct struct_io_manager rbd_io_struct = {
-	.magic = EXT2_ET_MAGIC_IO_MANAGER,
-	.name = "e2trim RBD I/O Manager",
+	IO_RO_MANAGER("e2trim RBD I/O Manager"),
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_ro_set_blksize,
-	.read_blk = io_ro_read_blk,
-	.write_blk = io_ro_write_blk,
-	.flush = io_ro_flush,
-	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
 	.cache_readahead = io_readahead,
-	.write_blk64 = io_ro_write_blk64,
 };
 
 io_manager e2t_rbd_io_manager = &rbd_io_struct;
