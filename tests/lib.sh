@@ -571,6 +571,20 @@ resume_e2trim() {
 	OUT="$T/out"; ERR="$T/err"
 }
 
+# pause_mid IMG: a fresh aged 128 MiB ext4 in IMG, and e2trim -v IMG held
+# between two of its discard batches (E2TRIM_TEST_PAUSE_AT=mid), after
+# it discarded something already; resume_e2trim lets it go on
+pause_mid() {
+	local before
+	mkfs "$1" 128M -t ext4
+	age "$1" 5
+	before=$(alloc_bytes "$1")
+	export E2TRIM_TEST_PAUSE_AT=mid
+	pause_e2trim -v "$1"
+	unset E2TRIM_TEST_PAUSE_AT
+	[ "$(alloc_bytes "$1")" -lt "$before" ] || fail "nothing discarded before the pause"
+}
+
 # whole-disk images and devices: age_part, gpt_disk, lvm_label, hold_excl
-# shellcheck source-path=SCRIPTDIR source=disk_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/disk_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=wholedisk_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/wholedisk_lib.sh"

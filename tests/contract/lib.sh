@@ -112,6 +112,16 @@ new_files_lost() {
 	done
 }
 
+# writer_kept_out STAGE: the run the writer was kept out of trimmed (0),
+# and left $T/after.raw clean with every file as it was ($CX_FIX/fs.files)
+writer_kept_out() {
+	assert_rc 0 "$1: the writer was kept out ($(head -c 200 "$T/writer.err"))"
+	fs_check "$T/after.raw" "$1"
+	fs_files "$T/after.raw" >"$T/files.after"
+	diff "$CX_FIX/fs.files" "$T/files.after" >&2 || fail "$1: files changed"
+	note "$1: the writer was kept out: $(grep -m1 . "$T/writer.err" | cut -c1-100)"
+}
+
 # make_patch RAW DIR: new files for a writer.  DIR/f1..f3 hold their
 # bytes (random, fixed seed), DIR/new.raw is RAW with them written by
 # debugfs (into blocks the filesystem calls free: what a trim planned

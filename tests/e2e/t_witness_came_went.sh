@@ -55,13 +55,7 @@ kept "$img" "before the first discard"
 note "image: a writer that came and went before the first discard: 26, its file intact"
 
 # -- an image file, between two discards (the look before each batch)
-mkfs "$T/mid.img" 128M -t ext4
-age "$T/mid.img" 5
-alloc=$(alloc_bytes "$T/mid.img")
-export E2TRIM_TEST_PAUSE_AT=mid
-pause_e2trim -v "$T/mid.img"
-unset E2TRIM_TEST_PAUSE_AT
-[ "$(alloc_bytes "$T/mid.img")" -lt "$alloc" ] || fail "nothing discarded before the pause"
+pause_mid "$T/mid.img"
 came_and_went "$T/mid.img"
 # not a race: a lower bound on elapsed time, so that the next look is due
 sleep 0.2

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# tests/disk_lib.sh - whole-disk images and devices for e2trim's tests,
+# tests/wholedisk_lib.sh - whole-disk images and devices for e2trim's tests,
 # sourced by tests/lib.sh (which tests source; its fail, free_block_ranges
 # and $T are used here): a filesystem aged inside a whole-disk image, a GPT
 # disk with data on both sides of the filesystem, an LVM label, a device
