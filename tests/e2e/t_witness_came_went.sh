@@ -109,7 +109,7 @@ E2TRIM_TIME_WITNESS=1 run_e2trim -v "$T/meta.img"
 assert_rc 0 "meta_bg with 130 descriptor blocks apart: trimmed"
 # each look reads the superblock and the 130 descriptor blocks: 134 144 bytes
 read -r n b < <(sed -n 's/.*witness reads: \([0-9]*\), \([0-9]*\) bytes.*/\1 \2/p' "$ERR")
-[ -n "$n" ] && [ "$n" -gt 0 ] || { cat "$ERR"; fail "meta_bg: no witness reads reported"; }
+[ "${n:-0}" -gt 0 ] || { cat "$ERR"; fail "meta_bg: no witness reads reported"; }
 assert_eq "$((b / n))" 134144 "meta_bg: bytes read again per look (the superblock and 130 descriptor blocks, nothing between)"
 [ "$(alloc_bytes "$T/meta.img")" -lt "$before" ] || fail "meta_bg: nothing was trimmed"
 e2fsck -fn "$T/meta.img" >/dev/null 2>&1 || fail "e2fsck after (meta_bg)"
