@@ -17,6 +17,7 @@
 #include "open_paths.h"
 #include "open_witness.h"
 #include "target.h"
+
 /*
  * What the target is given to discard: the extent trimmed inward to the
  * granularity, in bytes of the file or device named (with a partition,
