@@ -83,3 +83,32 @@ errcode_t io_ro_read_clipped(io_channel ch, unsigned long long blk, int count,
 	}
 	return 0;
 }
+
+errcode_t io_ro_channel_new(const char *name, io_manager manager, void *priv,
+			    io_channel *out)
+{
+	io_channel ch = NULL;
+	errcode_t err;
+
+	err = ext2fs_get_memzero(sizeof(*ch), &ch);
+	if (!err)
+		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
+	if (err) {
+		ext2fs_free_mem(&ch);
+		return err;
+	}
+	strcpy(ch->name, name);
+	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	ch->manager = manager;
+	ch->block_size = 1024;
+	ch->refcount = 1;
+	ch->private_data = priv;
+	*out = ch;
+	return 0;
+}
+
+void io_ro_channel_free(io_channel ch)
+{
+	ext2fs_free_mem(&ch->name);
+	ext2fs_free_mem(&ch);
+}

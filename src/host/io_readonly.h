@@ -25,6 +25,16 @@ errcode_t io_ro_flush(io_channel ch);
 errcode_t io_ro_offset_option(const char *option, const char *arg,
 			      uint64_t *offset_bytes);
 
+/*
+ * A channel named @name of @manager over @priv (the manager's own, still
+ * the caller's to free if this fails), 1024-byte blocks, one reference.
+ */
+errcode_t io_ro_channel_new(const char *name, io_manager manager, void *priv,
+			    io_channel *out);
+
+/* The channel and its name; its private data is the manager's to free. */
+void io_ro_channel_free(io_channel ch);
+
 /* The block size libext2fs sets, kept in the channel. */
 errcode_t io_ro_set_blksize(io_channel ch, int blksize);
 

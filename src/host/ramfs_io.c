@@ -57,7 +57,6 @@ static void priv_free(struct ramfs_priv *p)
 static errcode_t io_open(const char *name, int flags, io_channel *channel)
 {
 	struct ramfs_priv *p;
-	io_channel ch = NULL;
 	struct stat st;
 	errcode_t err;
 
@@ -86,23 +85,10 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 			return err;
 		}
 	}
-	err = ext2fs_get_memzero(sizeof(*ch), &ch);
-	if (!err)
-		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
-	if (err) {
-		if (ch)
-			ext2fs_free_mem(&ch);
+	err = io_ro_channel_new(name, ramfs_io_manager, p, channel);
+	if (err)
 		priv_free(p);
-		return err;
-	}
-	strcpy(ch->name, name);
-	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = ramfs_io_manager;
-	ch->block_size = 1024;
-	ch->refcount = 1;
-	ch->private_data = p;
-	*channel = ch;
-	return 0;
+	return err;
 }
 
 static errcode_t io_close(io_channel ch)
@@ -110,8 +96,7 @@ static errcode_t io_close(io_channel ch)
 	if (--ch->refcount > 0)
 		return 0;
 	priv_free(ch->private_data);
-	ext2fs_free_mem(&ch->name);
-	ext2fs_free_mem(&ch);
+	io_ro_channel_free(ch);
 	return 0;
 }
 

@@ -433,7 +433,6 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 {
 	struct conn_box *box = NULL;
 	struct io_priv *p = NULL;
-	io_channel ch = NULL;
 	errcode_t err;
 
 	(void)flags;
@@ -441,28 +440,17 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 	    sscanf(name + strlen(CONN_PREFIX), "%p", (void **)&box) != 1 ||
 	    !box || box->magic != CONN_MAGIC)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	err = ext2fs_get_memzero(sizeof(*ch), &ch);
-	if (!err)
-		err = ext2fs_get_memzero(sizeof(*p), &p);
-	if (!err)
-		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
-	if (err) {
-		if (ch)
-			ext2fs_free_mem(&ch->name);
-		ext2fs_free_mem(&ch);
-		ext2fs_free_mem(&p);
+	err = ext2fs_get_memzero(sizeof(*p), &p);
+	if (err)
 		return err;
-	}
-	strcpy(ch->name, name);
 	p->conn = &box->c;
 	p->ra = e2t_nbd_ra_new(p->conn);	/* without it, reads just wait */
-	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = e2t_nbd_io_manager;
-	ch->block_size = 1024;
-	ch->refcount = 1;
-	ch->private_data = p;
-	*channel = ch;
-	return 0;
+	err = io_ro_channel_new(name, e2t_nbd_io_manager, p, channel);
+	if (err) {
+		e2t_nbd_ra_free(p->ra);
+		ext2fs_free_mem(&p);
+	}
+	return err;
 }
 
 static errcode_t io_close(io_channel ch)
@@ -473,8 +461,7 @@ static errcode_t io_close(io_channel ch)
 		return 0;
 	e2t_nbd_ra_free(p->ra);
 	ext2fs_free_mem(&ch->private_data);
-	ext2fs_free_mem(&ch->name);
-	ext2fs_free_mem(&ch);
+	io_ro_channel_free(ch);
 	return 0;
 }
 
