@@ -132,10 +132,11 @@ LIB_SRCS := src/plan.c \
 	    $(addprefix src/checks/,gates.c gates_super.c) \
 	    $(addprefix src/open/,image_lock.c open_hold.c open_paths_scan.c \
 		open_paths.c open_chain.c open_mmp.c open_data_file.c \
-		open_witness.c open_nbd.c open_rbd.c open_table.c open.c) \
+		open_witness.c open_nbd.c open_rbd.c open_table.c open_fs.c \
+		open.c) \
 	    $(addprefix src/checks/,journal_inode.c journal_check.c \
 		check_desc.c check.c) \
-	    src/apply.c
+	    src/apply_walk.c src/apply.c
 ERR_C := $(B)/e2trim_err.c
 ERR_H := $(B)/e2trim_err.h
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/%.o) $(B)/e2trim_err.o

@@ -5,7 +5,8 @@
  * Each call runs what must come before it and has not run yet, so a
  * caller cannot trim a filesystem whose gates or verification did not
  * pass.  Verification and the plan read the free runs the gates' bitmap
- * check kept (bitmap_stream.c).
+ * check kept (bitmap_stream.c); apply_walk.c walks the plan extent by
+ * extent.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "apply_walk.h"
 #include "e2trim_int.h"
 #include "open.h"
 #include "open_hold.h"
@@ -143,106 +145,9 @@ errcode_t e2trim_set_range(struct e2trim *t, uint64_t start_bytes,
 			t->geo.blocks_count * t->geo.block_size);
 }
 
-/* A plan walk: the caller's callback, then (apply) the target. */
-struct walk {
-	struct e2trim *t;
-	struct target *target;		/* NULL: plan only */
-	e2trim_extent_fn fn;
-	void *priv;
-	errcode_t refused;		/* a look between batches refused */
-};
-
-/*
- * What the target is given to discard: the extent trimmed inward to the
- * granularity, in bytes of the file or device named (with a partition,
- * shifted by its start), so that the numbers can be fed to fallocate
- * --punch-hole or blkdiscard as they are.  Nothing when nothing is left.
- */
-static int list_aligned(struct walk *w, uint64_t start_bytes,
-			uint64_t len_bytes)
-{
-	uint64_t s = start_bytes, e = start_bytes + len_bytes;
-
-	if (!target_align(w->target, &s, &e))
-		return 0;
-	return w->fn(w->priv, w->target->base_bytes + s, e - s);
-}
-
-static int walk_extent(void *priv, uint64_t start_bytes, uint64_t len_bytes)
-{
-	struct walk *w = priv;
-	struct e2trim_result *r = &w->t->res;
-	errcode_t rc;
-
-	r->extents++;
-	r->extent_bytes += len_bytes;
-	/* cancelled (a signal, a callback) since the last extent: stop */
-	if (lib_cancelled(w->t))
-		return 1;
-	if (!w->target)
-		return w->fn && w->fn(w->priv, start_bytes, len_bytes);
-	/* a loop device attached since open: stop before the next discard */
-	if (!w->target->dryrun) {
-		w->refused = recheck_loop_devices_now_and_then(w->t);
-		if (!w->refused)
-			w->refused = open_paths_recheck_now_and_then(w->t);
-		/* a writer that came and went since the last look: its trace */
-		if (!w->refused)
-			w->refused = witness_look_now_and_then(w->t);
-		if (w->refused)
-			return 1;
-	}
-	rc = target_trim(w->target, start_bytes, len_bytes);
-	r->requests = w->target->stats.requests;
-	r->bytes_trimmed = w->target->stats.bytes;
-	/*
-	 * @fn hears of an extent once every request for it went out (those
-	 * in flight finish whatever happens): one that a cancel or an error
-	 * stopped half way is not said to be trimmed.
-	 */
-	if (!rc && w->fn && list_aligned(w, start_bytes, len_bytes))
-		return 1;
-	return rc != 0;
-}
-
-static void take_target_stats(struct e2trim_result *r, const struct target *tg)
-{
-	const struct target_stats *ts = &tg->stats;
-
-	r->requests = ts->requests;
-	r->bytes_trimmed = ts->bytes;
-	r->bytes_already_sparse = ts->sparse_bytes;
-	r->bytes_kept_for_alignment = ts->align_bytes;
-	r->extents_too_small_aligned = ts->align_extents;
-	r->bytes_zeroed = ts->zeroed_bytes;
-	r->bytes_already_zero = ts->zero_bytes;
-	/* the result keeps the kernel's sign: -errno, 0 when none failed */
-	r->error_errno = -(int)tg->error;
-	r->error_start_bytes = tg->error_start;
-}
-
-/* Walk the plan, each extent to walk_extent(); count what it skipped. */
-static errcode_t run_plan(struct e2trim *t, struct walk *w)
-{
-	struct e2trim_result *r = &t->res;
-	struct plan_source src;
-	struct plan_stats st;
-	errcode_t err;
-
-	r->extents = r->extent_bytes = 0;
-	r->interrupted = 0;
-	bitmap_stream_source(t->stream, &src);
-	err = plan_run(&t->geo, &t->range, &src, walk_extent, w, &st);
-	r->extents_below_minimum = st.skipped_extents;
-	r->bytes_below_minimum = st.skipped_bytes;
-	t->hist = st.hist;
-	t->hist.struct_size = sizeof(t->hist);
-	return err;
-}
-
 errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
-	struct walk w = { t, NULL, fn, priv, 0 };
+	struct apply_walk w = { t, NULL, fn, priv, 0 };
 	errcode_t err;
 
 	if (!t)
@@ -250,7 +155,7 @@ errcode_t e2trim_plan(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	err = e2trim_verify(t);
 	if (err)
 		return err;
-	err = run_plan(t, &w);
+	err = apply_walk_run(t, &w);
 	if (err == E2TRIM_ERR_INTERRUPTED)
 		return lib_interrupted(t);
 	if (err)
@@ -465,53 +370,6 @@ static void take_after(struct e2trim *t)
 		t->res.allocated_after_bytes = (uint64_t)st.st_blocks * 512;
 }
 
-/* Progress of the apply stage: the plan's bytes the target is done with. */
-struct apply_progress {
-	struct e2trim *t;
-	enum e2trim_stage stage;
-	uint64_t total;
-};
-
-static int count_only(void *priv, uint64_t start_bytes, uint64_t len_bytes)
-{
-	(void)priv;
-	(void)start_bytes;
-	(void)len_bytes;
-	return 0;
-}
-
-static void target_progressed(void *priv, uint64_t done)
-{
-	struct apply_progress *ap = priv;
-
-	lib_progress(ap->t, ap->stage, done < ap->total ? done : ap->total,
-		     ap->total);
-}
-
-/* With a progress callback: the plan's total first, one walk ahead. */
-static errcode_t start_progress(struct e2trim *t, struct target *tg,
-				struct apply_progress *ap)
-{
-	struct plan_source src;
-	struct plan_stats st;
-	errcode_t err;
-
-	if (!t->progress)
-		return 0;
-	bitmap_stream_source(t->stream, &src);
-	err = plan_run(&t->geo, &t->range, &src, count_only, NULL, &st);
-	if (err)
-		return lib_fail_cause(t, E2TRIM_ERR_SCAN, err, NULL);
-	ap->t = t;
-	ap->stage = tg->mode == TRIM_ZERO_FILL ? E2TRIM_STAGE_ZERO_FILL :
-						 E2TRIM_STAGE_TRIM;
-	ap->total = st.bytes;
-	tg->progress = target_progressed;
-	tg->progress_priv = ap;
-	lib_progress(t, ap->stage, 0, ap->total);
-	return 0;
-}
-
 /*
  * An RBD image was read read-only until open_nbd_writable() locked it
  * (open_rbd.c): what the plan rests on (bitmaps, verification) is read
@@ -533,8 +391,8 @@ static errcode_t recheck_locked(struct e2trim *t)
 errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 {
 	struct target tg;
-	struct walk w = { t, &tg, fn, priv, 0 };
-	struct apply_progress ap;
+	struct apply_walk w = { t, &tg, fn, priv, 0 };
+	struct apply_walk_progress ap;
 	errcode_t err, ret = 0;
 
 	if (!t)
@@ -566,7 +424,7 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 	if (!err && !tg.dryrun)
 		err = open_rbd_recheck(t);
 	if (!err)
-		err = start_progress(t, &tg, &ap);
+		err = apply_walk_progress_start(t, &tg, &ap);
 	/*
 	 * Verification took a while: a loop device attached meanwhile (and
 	 * mounted through it) would write into what is about to be freed.
@@ -583,10 +441,10 @@ errcode_t e2trim_apply(struct e2trim *t, e2trim_extent_fn fn, void *priv)
 		target_close(&tg);
 		return err;
 	}
-	err = run_plan(t, &w);
+	err = apply_walk_run(t, &w);
 	/* requests still in flight finish, whatever stopped the plan */
 	target_finish(&tg);
-	take_target_stats(&t->res, &tg);
+	apply_walk_stats(&t->res, &tg);
 	if (!err && !tg.error && t->progress)
 		lib_progress(t, ap.stage, ap.total, ap.total);
 	if (w.refused)

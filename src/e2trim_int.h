@@ -53,7 +53,7 @@ struct e2trim {
 	 * "/proc/self/fd/N" of @fd: the name every later open (libext2fs,
 	 * its MMP reads, ramfs_io.c) is given, so that it reaches the object
 	 * opened, whatever the name leads to by then; empty without /proc
-	 * (open.c compares the name's object after libext2fs's open).
+	 * (open_fs.c compares the name's object after libext2fs's open).
 	 */
 	char fd_name[32];
 	/*

@@ -2,7 +2,7 @@
 /*
  * check.c - e2trim_check(): the gates that need more than the superblock
  *
- * open.c has passed the superblock's gates; before any bitmap is believed
+ * open_fs.c has passed the superblock's gates; before any bitmap is believed
  * the device must hold the whole filesystem, every group descriptor must
  * be intact and in place, the journal must need nothing, and every block
  * bitmap's checksum must be right.  Each of them runs once.
@@ -18,7 +18,7 @@
 #include "walk.h"
 
 /*
- * The image or device must hold every block the filesystem claims.  open.c
+ * The image or device must hold every block the filesystem claims.  open_fs.c
  * asks this first, before MMP and the state gates: a fix for a state
  * (e2fsck -fy) printed for a filesystem that outgrows its partition runs
  * e2fsck past the partition's end, into the next one (issue 42), and on

@@ -57,7 +57,6 @@ static void priv_free(struct ramfs_priv *p)
 static errcode_t io_open(const char *name, int flags, io_channel *channel)
 {
 	struct ramfs_priv *p;
-	io_channel ch = NULL;
 	struct stat st;
 	errcode_t err;
 
@@ -86,23 +85,10 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 			return err;
 		}
 	}
-	err = ext2fs_get_memzero(sizeof(*ch), &ch);
-	if (!err)
-		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
-	if (err) {
-		if (ch)
-			ext2fs_free_mem(&ch);
+	err = io_ro_channel_new(name, ramfs_io_manager, p, channel);
+	if (err)
 		priv_free(p);
-		return err;
-	}
-	strcpy(ch->name, name);
-	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = ramfs_io_manager;
-	ch->block_size = 1024;
-	ch->refcount = 1;
-	ch->private_data = p;
-	*channel = ch;
-	return 0;
+	return err;
 }
 
 static errcode_t io_close(io_channel ch)
@@ -110,14 +96,7 @@ static errcode_t io_close(io_channel ch)
 	if (--ch->refcount > 0)
 		return 0;
 	priv_free(ch->private_data);
-	ext2fs_free_mem(&ch->name);
-	ext2fs_free_mem(&ch);
-	return 0;
-}
-
-static errcode_t io_set_blksize(io_channel ch, int blksize)
-{
-	ch->block_size = blksize;
+	io_ro_channel_free(ch);
 	return 0;
 }
 
@@ -134,9 +113,10 @@ static int resident(const struct ramfs_priv *p, uint64_t off)
 }
 
 /* [@off, @off + @len) of the file into @buf: holes as zeroes, unread */
-static errcode_t read_bytes(const struct ramfs_priv *p, char *buf,
-			    uint64_t len, uint64_t off)
+static errcode_t read_bytes(void *priv, void *out, uint64_t len, uint64_t off)
 {
+	const struct ramfs_priv *p = priv;
+	char *buf = out;
 	uint64_t n;
 	ssize_t r;
 
@@ -167,28 +147,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
 {
 	struct ramfs_priv *p = ch->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-				    (uint64_t)count * ch->block_size;
-	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	errcode_t rc;
+	struct io_ro_source src = { p->offset_bytes, p->size_bytes,
+				    read_bytes, p };
 
-	have = off >= p->size_bytes ? 0 :
-	       p->size_bytes - off < size ? p->size_bytes - off : size;
-	rc = have ? read_bytes(p, buf, have, off) : 0;
-	if (rc)
-		return rc;
-	if (have < size) {
-		/* as unix_io: what lies past the end reads as zeroes */
-		memset((char *)buf + have, 0, size - have);
-		return EXT2_ET_SHORT_READ;
-	}
-	return 0;
-}
-
-static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
-			     void *buf)
-{
-	return io_read_blk64(ch, blk, count, buf);
+	return io_ro_read_clipped(ch, blk, count, buf, &src);
 }
 
 /* Readahead is what fills holes: none. */
@@ -208,18 +170,11 @@ static errcode_t io_set_option(io_channel ch, const char *option,
 }
 
 static struct struct_io_manager ramfs_io = {
-	.magic = EXT2_ET_MAGIC_IO_MANAGER,
-	.name = "e2trim ramfs I/O Manager",
+	IO_RO_MANAGER("e2trim ramfs I/O Manager"),
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_set_blksize,
-	.read_blk = io_read_blk,
-	.write_blk = io_ro_write_blk,
-	.flush = io_ro_flush,
-	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
-	.write_blk64 = io_ro_write_blk64,
 	.cache_readahead = io_readahead,
 };
 

@@ -433,7 +433,6 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 {
 	struct conn_box *box = NULL;
 	struct io_priv *p = NULL;
-	io_channel ch = NULL;
 	errcode_t err;
 
 	(void)flags;
@@ -441,28 +440,17 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 	    sscanf(name + strlen(CONN_PREFIX), "%p", (void **)&box) != 1 ||
 	    !box || box->magic != CONN_MAGIC)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	err = ext2fs_get_memzero(sizeof(*ch), &ch);
-	if (!err)
-		err = ext2fs_get_memzero(sizeof(*p), &p);
-	if (!err)
-		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
-	if (err) {
-		if (ch)
-			ext2fs_free_mem(&ch->name);
-		ext2fs_free_mem(&ch);
-		ext2fs_free_mem(&p);
+	err = ext2fs_get_memzero(sizeof(*p), &p);
+	if (err)
 		return err;
-	}
-	strcpy(ch->name, name);
 	p->conn = &box->c;
 	p->ra = e2t_nbd_ra_new(p->conn);	/* without it, reads just wait */
-	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = e2t_nbd_io_manager;
-	ch->block_size = 1024;
-	ch->refcount = 1;
-	ch->private_data = p;
-	*channel = ch;
-	return 0;
+	err = io_ro_channel_new(name, e2t_nbd_io_manager, p, channel);
+	if (err) {
+		e2t_nbd_ra_free(p->ra);
+		ext2fs_free_mem(&p);
+	}
+	return err;
 }
 
 static errcode_t io_close(io_channel ch)
@@ -473,15 +461,18 @@ static errcode_t io_close(io_channel ch)
 		return 0;
 	e2t_nbd_ra_free(p->ra);
 	ext2fs_free_mem(&ch->private_data);
-	ext2fs_free_mem(&ch->name);
-	ext2fs_free_mem(&ch);
+	io_ro_channel_free(ch);
 	return 0;
 }
 
-static errcode_t io_set_blksize(io_channel ch, int blksize)
+/* [@off, @off + @len): asked ahead already, or read now. */
+static errcode_t read_ahead(void *priv, void *buf, uint64_t len, uint64_t off)
 {
-	ch->block_size = blksize;
-	return 0;
+	struct io_priv *p = priv;
+
+	if (p->ra && e2t_nbd_ra_take(p->ra, buf, off, len))
+		return 0;
+	return e2t_nbd_conn_pread(p->conn, buf, len, off);
 }
 
 /* A negative @count means -count bytes (the superblock is read so). */
@@ -489,34 +480,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
 {
 	struct io_priv *p = ch->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-				    (uint64_t)count * ch->block_size;
-	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	errcode_t rc;
+	struct io_ro_source src = { p->offset_bytes, p->conn->srv.size_bytes,
+				    read_ahead, p };
 
-	if (off >= p->conn->srv.size_bytes)
-		have = 0;
-	else
-		have = p->conn->srv.size_bytes - off < size ?
-		       p->conn->srv.size_bytes - off : size;
-	if (have && p->ra && e2t_nbd_ra_take(p->ra, buf, off, have))
-		rc = 0;
-	else
-		rc = have ? e2t_nbd_conn_pread(p->conn, buf, have, off) : 0;
-	if (rc)
-		return rc;
-	if (have < size) {
-		/* as unix_io: what lies past the end reads as zeroes */
-		memset((char *)buf + have, 0, size - have);
-		return EXT2_ET_SHORT_READ;
-	}
-	return 0;
-}
-
-static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
-			     void *buf)
-{
-	return io_read_blk64(ch, blk, count, buf);
+	return io_ro_read_clipped(ch, blk, count, buf, &src);
 }
 
 /* What the fast readers will read next: ask for it now. */
@@ -540,18 +507,11 @@ static errcode_t io_set_option(io_channel ch, const char *option,
 }
 
 static struct struct_io_manager nbd_io = {
-	.magic = EXT2_ET_MAGIC_IO_MANAGER,
-	.name = "e2trim NBD I/O Manager",
+	IO_RO_MANAGER("e2trim NBD I/O Manager"),
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_set_blksize,
-	.read_blk = io_read_blk,
-	.write_blk = io_ro_write_blk,
-	.flush = io_ro_flush,
-	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
-	.write_blk64 = io_ro_write_blk64,
 	.cache_readahead = io_readahead,
 };
 

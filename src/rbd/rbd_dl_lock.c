@@ -33,6 +33,13 @@ struct call {
 	int rc, done, left;	/* left: the waiter gave up, the thread frees */
 };
 
+static void call_free(struct call *c)
+{
+	pthread_cond_destroy(&c->done_cv);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
 static void *call_thread(void *arg)
 {
 	struct call *c = arg;
@@ -45,7 +52,7 @@ static void *call_thread(void *arg)
 	pthread_cond_signal(&c->done_cv);
 	pthread_mutex_unlock(&c->lock);
 	if (left)
-		free(c);
+		call_free(c);
 	return NULL;
 }
 
@@ -69,7 +76,7 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 	c->fn = fn;
 	c->d = d;
 	if (pthread_create(&tid, NULL, call_thread, c)) {
-		free(c);
+		call_free(c);
 		return fn(d);	/* no thread: wait as librbd waits */
 	}
 	pthread_detach(tid);
@@ -95,7 +102,7 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 	if (c->done) {
 		rc = c->rc;
 		pthread_mutex_unlock(&c->lock);
-		free(c);
+		call_free(c);
 		return rc;
 	}
 	c->left = 1;

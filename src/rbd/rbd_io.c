@@ -327,7 +327,6 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 {
 	struct rbd_io *io = NULL;
 	struct io_priv *p = NULL;
-	io_channel ch = NULL;
 	errcode_t err;
 
 	(void)flags;
@@ -335,27 +334,14 @@ static errcode_t io_open(const char *name, int flags, io_channel *channel)
 	    sscanf(name + strlen(IO_PREFIX), "%p", (void **)&io) != 1 ||
 	    !io || io->magic != IO_MAGIC)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	err = ext2fs_get_memzero(sizeof(*ch), &ch);
-	if (!err)
-		err = ext2fs_get_memzero(sizeof(*p), &p);
-	if (!err)
-		err = ext2fs_get_mem(strlen(name) + 1, &ch->name);
-	if (err) {
-		if (ch)
-			ext2fs_free_mem(&ch->name);
-		ext2fs_free_mem(&ch);
-		ext2fs_free_mem(&p);
+	err = ext2fs_get_memzero(sizeof(*p), &p);
+	if (err)
 		return err;
-	}
-	strcpy(ch->name, name);
 	p->io = io;
-	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	ch->manager = e2t_rbd_io_manager;
-	ch->block_size = 1024;
-	ch->refcount = 1;
-	ch->private_data = p;
-	*channel = ch;
-	return 0;
+	err = io_ro_channel_new(name, e2t_rbd_io_manager, p, channel);
+	if (err)
+		ext2fs_free_mem(&p);
+	return err;
 }
 
 static errcode_t io_close(io_channel ch)
@@ -363,14 +349,7 @@ static errcode_t io_close(io_channel ch)
 	if (--ch->refcount > 0)
 		return 0;
 	ext2fs_free_mem(&ch->private_data);
-	ext2fs_free_mem(&ch->name);
-	ext2fs_free_mem(&ch);
-	return 0;
-}
-
-static errcode_t io_set_blksize(io_channel ch, int blksize)
-{
-	ch->block_size = blksize;
+	io_ro_channel_free(ch);
 	return 0;
 }
 
@@ -378,9 +357,9 @@ static errcode_t io_set_blksize(io_channel ch, int blksize)
  * From what was read ahead, or from librbd; a read where the last one
  * ended asks the next stretch ahead first.
  */
-static errcode_t read_ahead(struct rbd_io *io, void *buf, uint64_t len,
-			    uint64_t off)
+static errcode_t read_ahead(void *priv, void *buf, uint64_t len, uint64_t off)
 {
+	struct rbd_io *io = priv;
 	int seq = off == io->last_end;
 
 	io->last_end = off + len;
@@ -396,28 +375,10 @@ static errcode_t io_read_blk64(io_channel ch, unsigned long long blk,
 			       int count, void *buf)
 {
 	struct io_priv *p = ch->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-				    (uint64_t)count * ch->block_size;
-	uint64_t off = p->offset_bytes + blk * ch->block_size, have;
-	uint64_t end = p->io->size_bytes;
-	errcode_t rc;
+	struct io_ro_source src = { p->offset_bytes, p->io->size_bytes,
+				    read_ahead, p->io };
 
-	have = off >= end ? 0 : (end - off < size ? end - off : size);
-	rc = have ? read_ahead(p->io, buf, have, off) : 0;
-	if (rc)
-		return rc;
-	if (have < size) {
-		/* as unix_io: what lies past the end reads as zeroes */
-		memset((char *)buf + have, 0, size - have);
-		return EXT2_ET_SHORT_READ;
-	}
-	return 0;
-}
-
-static errcode_t io_read_blk(io_channel ch, unsigned long blk, int count,
-			     void *buf)
-{
-	return io_read_blk64(ch, blk, count, buf);
+	return io_ro_read_clipped(ch, blk, count, buf, &src);
 }
 
 /* What the fast readers will read next: ask for it now. */
@@ -440,19 +401,12 @@ static errcode_t io_set_option(io_channel ch, const char *option,
 }
 
 static struct struct_io_manager rbd_io_struct = {
-	.magic = EXT2_ET_MAGIC_IO_MANAGER,
-	.name = "e2trim RBD I/O Manager",
+	IO_RO_MANAGER("e2trim RBD I/O Manager"),
 	.open = io_open,
 	.close = io_close,
-	.set_blksize = io_set_blksize,
-	.read_blk = io_read_blk,
-	.write_blk = io_ro_write_blk,
-	.flush = io_ro_flush,
-	.write_byte = io_ro_write_byte,
 	.set_option = io_set_option,
 	.read_blk64 = io_read_blk64,
 	.cache_readahead = io_readahead,
-	.write_blk64 = io_ro_write_blk64,
 };
 
 io_manager e2t_rbd_io_manager = &rbd_io_struct;

@@ -99,6 +99,29 @@ fs_check() {
 	e2fsck -fn "$1" >"$T/fsck.out" 2>&1 || { tail -5 "$T/fsck.out" >&2; fail "$2: e2fsck -fn"; }
 }
 
+# new_files_lost RAW DIR: the names of the writer's new files (make_patch's
+# DIR/f1..f3, cx_new1..3 in the filesystem) that RAW does not hold byte for
+# byte, space-separated with a leading space; nothing when all survived
+new_files_lost() {
+	local i got
+	for i in 1 2 3; do
+		rm -f "$T/got$i"
+		dfs_read "$1" "dump cx_new$i $T/got$i" >/dev/null
+		got=$(sha_of "$T/got$i" 2>/dev/null)
+		[ "$got" = "$(sha_of "$2/f$i")" ] || printf ' cx_new%s' "$i"
+	done
+}
+
+# writer_kept_out STAGE: the run the writer was kept out of trimmed (0),
+# and left $T/after.raw clean with every file as it was ($CX_FIX/fs.files)
+writer_kept_out() {
+	assert_rc 0 "$1: the writer was kept out ($(head -c 200 "$T/writer.err"))"
+	fs_check "$T/after.raw" "$1"
+	fs_files "$T/after.raw" >"$T/files.after"
+	diff "$CX_FIX/fs.files" "$T/files.after" >&2 || fail "$1: files changed"
+	note "$1: the writer was kept out: $(grep -m1 . "$T/writer.err" | cut -c1-100)"
+}
+
 # make_patch RAW DIR: new files for a writer.  DIR/f1..f3 hold their
 # bytes (random, fixed seed), DIR/new.raw is RAW with them written by
 # debugfs (into blocks the filesystem calls free: what a trim planned

@@ -49,13 +49,7 @@ assert_eq "$(alloc_bytes "$img")" "$alloc" "bytes allocated to the image (unmoun
 
 # attached and mounted between two discards: the look between batches
 # (once 100 ms have passed since the last) stops the run
-mkfs "$T/mid.img" 128M -t ext4
-age "$T/mid.img" 5
-alloc=$(alloc_bytes "$T/mid.img")
-export E2TRIM_TEST_PAUSE_AT=mid
-pause_e2trim -v "$T/mid.img"
-unset E2TRIM_TEST_PAUSE_AT
-[ "$(alloc_bytes "$T/mid.img")" -lt "$alloc" ] || fail "nothing discarded before the pause"
+pause_mid "$T/mid.img"
 loop=$(loop_attach "$T/mid.img")
 mount "$loop" "$T/mnt" || fail "mount $loop (mid)"
 MOUNTS+=("$T/mnt")

@@ -24,7 +24,7 @@ came_and_went() {
 }
 
 one_stage() {
-	local stage=$1 p=$CX_FIX/patch i got lost=
+	local stage=$1 p=$CX_FIX/patch lost
 	pause_at "$stage" -v
 	came_and_went "$p"
 	# between two batches the next look is due once 100 ms have passed
@@ -32,12 +32,7 @@ one_stage() {
 	[ "$stage" != trimming ] || sleep 0.2
 	resume_e2trim
 	kind_copy "$T/after.raw"
-	for i in 1 2 3; do
-		rm -f "$T/got$i"
-		dfs_read "$T/after.raw" "dump cx_new$i $T/got$i" >/dev/null
-		got=$(sha_of "$T/got$i" 2>/dev/null)
-		[ "$got" = "$(sha_of "$p/f$i")" ] || lost="$lost cx_new$i"
-	done
+	lost=$(new_files_lost "$T/after.raw" "$p")
 	[ "$RC" = 26 ] || { cat "$ERR" >&2
 		fail "$stage: a writer came and went and the run went on (exit $RC); new files lost:${lost:- none}"; }
 	[ -z "$lost" ] || fail "$stage: refused with 26, but new files lost:$lost"
