@@ -226,6 +226,9 @@ static int own_listed(struct rbd_dl *d, char *cookie, size_t len)
 	     c < clients + cl; i++) {
 		if (!strcmp(p, d->cookie) || (d->owner[0] &&
 					      !strcmp(c, d->owner))) {
+			/* cut short, it would name no lock */
+			if (strlen(p) >= len)
+				return -ENAMETOOLONG;
 			snprintf(cookie, len, "%s", p);
 			return 1;
 		}
