@@ -228,7 +228,7 @@ static int own_listed(struct rbd_dl *d, char *cookie, size_t len)
 					      !strcmp(c, d->owner))) {
 			/* cut short, it would name no lock */
 			if (strlen(p) >= len)
-				return -ENAMETOOLONG;
+				return -ENAMETOOLONG;	/* conventions: librbd's -errno */
 			snprintf(cookie, len, "%s", p);
 			return 1;
 		}
