@@ -209,10 +209,17 @@ int e2t_rbd_dl_io_owns_lock(struct rbd_dl *d)
 	return d->locked && !ceph_fn.is_lock_owner(d->wimage, &owner) && owner;
 }
 
-/* Is our cookie still listed on the header?  1, 0, or -errno. */
-static int own_listed(struct rbd_dl *d)
+/*
+ * Is a lock of ours still listed on the header?  1 (its cookie in
+ * @cookie), 0, or -errno.  Ours: our cookie, or any lock this client
+ * holds (client.N is this connection alone).  librbd updates the cookie
+ * to its new watch when a watch fails and comes back (rewatch, then
+ * set_cookie: the lock is kept), so the cookie noted when the lock was
+ * taken may be an old one; the owner does not change.
+ */
+static int own_listed(struct rbd_dl *d, char *cookie, size_t len)
 {
-	char tag[256], clients[4096], cookies[4096], addrs[4096], *p;
+	char tag[256], clients[4096], cookies[4096], addrs[4096], *p, *c;
 	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
 	size_t al = sizeof(addrs);
 	int excl, i;
@@ -222,33 +229,56 @@ static int own_listed(struct rbd_dl *d)
 
 	if (n < 0)
 		return (int)n;
-	for (i = 0, p = cookies; i < n && p < cookies + kl; i++) {
-		if (!strcmp(p, d->cookie))
+	for (i = 0, p = cookies, c = clients; i < n && p < cookies + kl &&
+	     c < clients + cl; i++) {
+		if (!strcmp(p, d->cookie) || (d->owner[0] &&
+					      !strcmp(c, d->owner))) {
+			/* cut short, it would name no lock */
+			if (strlen(p) >= len)
+				return -ENAMETOOLONG;	/* conventions: librbd's -errno */
+			snprintf(cookie, len, "%s", p);
 			return 1;
+		}
 		p += strlen(p) + 1;
+		c += strlen(c) + 1;
 	}
 	return 0;
 }
 
+/* Listed and removed: 0 when nothing of ours is left, or -errno. */
+static int remove_own(struct rbd_dl *d)
+{
+	char cookie[sizeof(d->cookie)];
+	int rc = own_listed(d, cookie, sizeof(cookie));
+
+	if (rc <= 0)
+		return rc;
+	rc = ceph_fn.unlock(d->wio, d->header, "rbd_lock", cookie);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 /*
- * librbd's release; then, if our cookie is still on the header (librbd
- * lost the lock when its watch failed, a stalled cluster, and so no
- * longer releases it; or exclusive-lock was switched off), removed by
- * this same client, which is the lock's owner: no blocklisting, no
- * break.  0 when nothing of ours is left.
+ * librbd's release; then, if a lock of ours is still on the header
+ * (librbd lost the lock when its watch failed, a stalled cluster, and
+ * so no longer releases it; or exclusive-lock was switched off), removed
+ * by this same client, which is the lock's owner: no blocklisting, no
+ * break.  A cluster that does not answer yet (librados's op timeout) is
+ * asked again until it does, up to LOCK_WAIT_S, or until a stop: the
+ * waiter bounds it too.  0 when nothing of ours is left.
  */
 static int release(struct rbd_dl *d)
 {
+	time_t end = time(NULL) + LOCK_WAIT_S;
 	int rc;
 
 	ceph_fn.lock_release(d->wimage);
 	if (!d->cookie[0] || !d->header[0])
 		return 0;
-	rc = own_listed(d);
-	if (rc <= 0)
-		return rc;
-	rc = ceph_fn.unlock(d->wio, d->header, "rbd_lock", d->cookie);
-	return rc == -ENOENT ? 0 : rc;
+	do
+		rc = remove_own(d);
+	while (rc == -ETIMEDOUT && !(d->stop && *d->stop) &&
+	       time(NULL) < end);
+	return rc;
 }
 
 errcode_t cephdl_release(struct rbd_dl *d)

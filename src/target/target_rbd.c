@@ -11,9 +11,11 @@
  *    completions are waited for in order, here, in the thread that
  *    counts them (librbd's callbacks run on its own threads).
  *  - before each new request the image is checked to be still ours, as
- *    it was: the exclusive lock held (it is lost only if someone broke it
- *    with rbd lock rm, which blocklists e2trim) and the size unchanged.
- *    Both are librbd's own state, no round trip.  Otherwise the run stops
+ *    it was: the exclusive lock held (lost if someone broke it with rbd
+ *    lock rm, which blocklists e2trim, or if the OSD does not confirm
+ *    it: a stalled cluster) and the size unchanged.
+ *    The size is librbd's own state; the lock is asked of the OSD
+ *    (librbd's lock.assert_locked, a round trip).  Otherwise the run stops
  *    with ENOLCK or ERANGE, nothing further sent.
  */
 #include <errno.h>
