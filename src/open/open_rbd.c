@@ -162,7 +162,7 @@ int open_rbd_allocated(const struct e2trim *t, uint64_t *bytes)
 	char why[512];
 
 	/* a cluster that did not answer would not answer this either */
-	if (t->rbd_io && cephio_stuck(t->rbd_io))
+	if (t->rbd_io && e2t_rbd_io_stuck(t->rbd_io))
 		return 0;
 	if (!t->rbd || e2t_rbd_ask(t->rbd, RBD_ASK_USED, &f, why, sizeof(why)) ||
 	    !f.used_known)
@@ -192,7 +192,7 @@ static errcode_t no_write(struct e2trim *t, const char *why)
 	const char *name = e2t_rbd_spec_name(t->rbd);
 
 	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(name, "/"), name);
-	snprintf(user, sizeof(user), "client.%s", cephspec_id(t->rbd));
+	snprintf(user, sizeof(user), "client.%s", e2t_rbd_spec_id(t->rbd));
 	lib_fail(t, E2TRIM_ERR_RBD_OPEN, "the cephx key of %s may read pool "
 		 "%s but lacks write permission on it (%s); nothing was "
 		 "trimmed", user, pool, why);
@@ -335,7 +335,7 @@ errcode_t open_rbd_writable(struct e2trim *t)
 		return 0;
 	rc = e2t_rbd_io_reopen(t->rbd_io, t->rbd, why, sizeof(why));
 	/* a stop ends e2trim's own wait for the lock */
-	cephio_set_stop(t->rbd_io, t->cancel);
+	e2t_rbd_io_set_stop(t->rbd_io, t->cancel);
 	if (!rc)
 		rc = e2t_rbd_io_lock(t->rbd_io, why, sizeof(why));
 	err = io_failed(t, rc, why);
@@ -383,7 +383,7 @@ void open_rbd_release(struct e2trim *t)
 
 	if (!t->rbd_io)
 		return;
-	err = cephio_release(t->rbd_io, &cookie, &owner);
+	err = e2t_rbd_io_release(t->rbd_io, &cookie, &owner);
 	if (!err)
 		return;
 	if (!cookie) {

@@ -193,7 +193,7 @@ const char *e2t_rbd_spec_name(const struct rbd_spec *s)
 	return s->name;
 }
 
-const char *cephspec_id(const struct rbd_spec *s)
+const char *e2t_rbd_spec_id(const struct rbd_spec *s)
 {
 	return s->id ? s->id : "admin";
 }

@@ -38,7 +38,7 @@ void e2t_rbd_spec_free(struct rbd_spec *s);
 const char *e2t_rbd_spec_name(const struct rbd_spec *s);
 
 /* The cephx user the name connects as (id=..., else librados' "admin"). */
-const char *cephspec_id(const struct rbd_spec *s);
+const char *e2t_rbd_spec_id(const struct rbd_spec *s);
 
 /*
  * librbd's connection kept with @s (made on first use, with the options

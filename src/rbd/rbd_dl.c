@@ -26,7 +26,7 @@ static const char *load_error;
 static char dl_error[256];
 
 #define SYM(lib, field, name) \
-	(*(void **)&ceph_fn.field = dlsym(lib, name)) != NULL
+	(*(void **)&e2t_rbd_fn.field = dlsym(lib, name)) != NULL
 
 static void load(void)
 {
@@ -83,7 +83,7 @@ static void load(void)
 		load_error = "librbd.so.1 lacks a function e2trim needs "
 			     "(Ceph 13 or later)";
 	/* Ceph 15 and later; without it --zeroout is refused on RBD */
-	*(void **)&ceph_fn.aio_write_zeroes = dlsym(rbd, "rbd_aio_write_zeroes");
+	*(void **)&e2t_rbd_fn.aio_write_zeroes = dlsym(rbd, "rbd_aio_write_zeroes");
 }
 
 errcode_t e2t_rbd_dl_connect(const char *conf, const char *id,
@@ -105,22 +105,22 @@ errcode_t e2t_rbd_dl_connect(const char *conf, const char *id,
 		snprintf(why, len, "out of memory");
 		return ENOMEM;
 	}
-	rc = ceph_fn.create(&d->cluster, id);
+	rc = e2t_rbd_fn.create(&d->cluster, id);
 	if (rc) {
 		free(d);
 		err = ceph_err(rc);
 		snprintf(why, len, "librados: %s", strerror((int)err));
 		return err;
 	}
-	rc = ceph_fn.conf_read_file(d->cluster, conf);
+	rc = e2t_rbd_fn.conf_read_file(d->cluster, conf);
 	for (i = 0; !rc && i < nopts; i++)
-		rc = ceph_fn.conf_set(d->cluster, key[i], val[i]);
+		rc = e2t_rbd_fn.conf_set(d->cluster, key[i], val[i]);
 	if (!rc)
-		rc = ceph_fn.connect(d->cluster);
+		rc = e2t_rbd_fn.connect(d->cluster);
 	if (rc) {
 		err = ceph_err(rc);
 		snprintf(why, len, "librados: %s", strerror((int)err));
-		ceph_fn.shutdown(d->cluster);
+		e2t_rbd_fn.shutdown(d->cluster);
 		free(d);
 		return err;
 	}
@@ -154,18 +154,18 @@ static errcode_t open_named(struct rbd_dl *d, const char *name, int read_only,
 		ns = img;
 		img = p;
 	}
-	rc = ceph_fn.ioctx_create(d->cluster, pool, io);
+	rc = e2t_rbd_fn.ioctx_create(d->cluster, pool, io);
 	if (rc) {
 		*io = NULL;
 		return ceph_err(rc);
 	}
 	if (ns)
-		ceph_fn.ioctx_set_namespace(*io, ns);
-	rc = read_only ? ceph_fn.open_read_only(*io, img, image, snap) :
-			 ceph_fn.open(*io, img, image, snap);
+		e2t_rbd_fn.ioctx_set_namespace(*io, ns);
+	rc = read_only ? e2t_rbd_fn.open_read_only(*io, img, image, snap) :
+			 e2t_rbd_fn.open(*io, img, image, snap);
 	if (rc) {
 		*image = NULL;
-		ceph_fn.ioctx_destroy(*io);
+		e2t_rbd_fn.ioctx_destroy(*io);
 		*io = NULL;
 		return ceph_err(rc);
 	}
@@ -192,7 +192,7 @@ errcode_t e2t_rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 {
 	rbd_image_watcher_t w[64];
 	size_t n = sizeof(w) / sizeof(w[0]), i;
-	int rc = ceph_fn.watchers_list(d->image, w, &n);
+	int rc = e2t_rbd_fn.watchers_list(d->image, w, &n);
 
 	if (rc == -ERANGE) {	/* more than 64: all refused anyway */
 		*count = (int)n;
@@ -202,7 +202,7 @@ errcode_t e2t_rbd_dl_watchers(struct rbd_dl *d, int *count, char *who,
 		return ceph_err(rc);
 	for (i = 0; i < n; i++)
 		append(who, len, w[i].addr);
-	ceph_fn.watchers_list_cleanup(w, n);
+	e2t_rbd_fn.watchers_list_cleanup(w, n);
 	*count = (int)n;
 	return 0;
 }
@@ -215,7 +215,7 @@ errcode_t e2t_rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
 	size_t al = sizeof(addrs);
 	int excl, i;
-	ssize_t n = ceph_fn.list_lockers(d->image, &excl, tag, &tl, clients, &cl,
+	ssize_t n = e2t_rbd_fn.list_lockers(d->image, &excl, tag, &tl, clients, &cl,
 				    cookies, &kl, addrs, &al);
 
 	if (n < 0)
@@ -237,7 +237,7 @@ errcode_t e2t_rbd_dl_lockers(struct rbd_dl *d, int *count, char *who,
 errcode_t e2t_rbd_dl_snapshots(struct rbd_dl *d, int *count)
 {
 	int max = 0;
-	int rc = ceph_fn.snap_list(d->image, NULL, &max);
+	int rc = e2t_rbd_fn.snap_list(d->image, NULL, &max);
 
 	/* too small an array: it says how many it needs, one for the end */
 	if (rc == -ERANGE) {
@@ -257,17 +257,17 @@ uint64_t e2t_rbd_dl_granularity(struct rbd_dl *d)
 	int max = 0, i;
 	uint64_t g = 0;
 
-	if (ceph_fn.config_image_list(d->image, NULL, &max) != -ERANGE || max <= 0)
+	if (e2t_rbd_fn.config_image_list(d->image, NULL, &max) != -ERANGE || max <= 0)
 		return 0;
 	o = calloc(max, sizeof(*o));
 	if (!o)
 		return 0;
-	if (ceph_fn.config_image_list(d->image, o, &max) == 0) {
+	if (e2t_rbd_fn.config_image_list(d->image, o, &max) == 0) {
 		for (i = 0; i < max; i++)
 			if (o[i].name && o[i].value &&
 			    !strcmp(o[i].name, "rbd_discard_granularity_bytes"))
 				g = strtoull(o[i].value, NULL, 10);
-		ceph_fn.config_image_list_cleanup(o, max);
+		e2t_rbd_fn.config_image_list_cleanup(o, max);
 	}
 	free(o);
 	/*
@@ -276,7 +276,7 @@ uint64_t e2t_rbd_dl_granularity(struct rbd_dl *d)
 	 * the next one, which a clone may not have (a discard there copies
 	 * the parent's object up)
 	 */
-	if (g && !ceph_fn.stat(d->image, &info, sizeof(info)) && info.obj_size &&
+	if (g && !e2t_rbd_fn.stat(d->image, &info, sizeof(info)) && info.obj_size &&
 	    info.obj_size < g)
 		g = info.obj_size;
 	return g;
@@ -289,7 +289,7 @@ errcode_t e2t_rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 	errcode_t err = 0;
 
 	*name = '\0';
-	n = ceph_fn.snap_list(d->image, NULL, &max);
+	n = e2t_rbd_fn.snap_list(d->image, NULL, &max);
 	if (n >= 0 && max <= 0)
 		return 0;	/* none */
 	if (n != -ERANGE)
@@ -297,7 +297,7 @@ errcode_t e2t_rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 	s = calloc(max, sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	n = ceph_fn.snap_list(d->image, s, &max);
+	n = e2t_rbd_fn.snap_list(d->image, s, &max);
 	if (n < 0) {
 		free(s);
 		return ceph_err(n);
@@ -309,7 +309,7 @@ errcode_t e2t_rbd_dl_newest_snap(struct rbd_dl *d, char *name, size_t len)
 	if (newest >= 0 && snprintf(name, len, "%s", s[newest].name) >=
 			   (int)len)
 		err = ENAMETOOLONG;
-	ceph_fn.snap_list_end(s);
+	e2t_rbd_fn.snap_list_end(s);
 	free(s);
 	return err;
 }
@@ -341,11 +341,11 @@ errcode_t e2t_rbd_dl_extents(struct rbd_dl *d, const char *from_snap, int parent
 {
 	struct walk w = { cb, arg, 0 };
 	uint64_t size;
-	int rc = ceph_fn.get_size(d->image, &size);
+	int rc = e2t_rbd_fn.get_size(d->image, &size);
 
 	if (rc)
 		return ceph_err(rc);
-	rc = ceph_fn.diff_iterate2(d->image, from_snap, 0, size, !!parent, 0,
+	rc = e2t_rbd_fn.diff_iterate2(d->image, from_snap, 0, size, !!parent, 0,
 			      one_extent, &w);
 	if (w.err)
 		return w.err;
@@ -362,7 +362,7 @@ errcode_t e2t_rbd_dl_io_open(struct rbd_dl *d, const char *name, int read_only)
 
 errcode_t e2t_rbd_dl_io_size(struct rbd_dl *d, uint64_t *size)
 {
-	int rc = ceph_fn.get_size(d->wimage, size);
+	int rc = e2t_rbd_fn.get_size(d->wimage, size);
 
 	return rc ? ceph_err(rc) : 0;
 }
@@ -372,7 +372,7 @@ errcode_t e2t_rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t o
 	ssize_t n;
 
 	while (len) {
-		n = ceph_fn.read(d->wimage, off, len, buf);
+		n = e2t_rbd_fn.read(d->wimage, off, len, buf);
 		if (n < 0)
 			return ceph_err((int)n);
 		if (n == 0)
@@ -387,7 +387,7 @@ errcode_t e2t_rbd_dl_io_read(struct rbd_dl *d, void *buf, size_t len, uint64_t o
 /* A completion, or ENOMEM / librbd's code. */
 static errcode_t new_completion(void **comp)
 {
-	int rc = ceph_fn.aio_create(NULL, NULL, comp);
+	int rc = e2t_rbd_fn.aio_create(NULL, NULL, comp);
 
 	return rc ? ceph_err(rc) : 0;
 }
@@ -400,9 +400,9 @@ errcode_t e2t_rbd_dl_io_aio_read(struct rbd_dl *d, void *buf, size_t len,
 
 	if (err)
 		return err;
-	rc = ceph_fn.aio_read(d->wimage, off, len, buf, *comp);
+	rc = e2t_rbd_fn.aio_read(d->wimage, off, len, buf, *comp);
 	if (rc) {
-		ceph_fn.aio_release(*comp);
+		e2t_rbd_fn.aio_release(*comp);
 		*comp = NULL;
 		return ceph_err(rc);
 	}
@@ -415,15 +415,15 @@ errcode_t e2t_rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 	errcode_t err;
 	int rc;
 
-	if (zero && !ceph_fn.aio_write_zeroes)
+	if (zero && !e2t_rbd_fn.aio_write_zeroes)
 		return EOPNOTSUPP;
 	err = new_completion(comp);
 	if (err)
 		return err;
-	rc = zero ? ceph_fn.aio_write_zeroes(d->wimage, off, len, *comp, 0, 0) :
-		    ceph_fn.aio_discard(d->wimage, off, len, *comp);
+	rc = zero ? e2t_rbd_fn.aio_write_zeroes(d->wimage, off, len, *comp, 0, 0) :
+		    e2t_rbd_fn.aio_discard(d->wimage, off, len, *comp);
 	if (rc) {
-		ceph_fn.aio_release(*comp);
+		e2t_rbd_fn.aio_release(*comp);
 		*comp = NULL;
 		return ceph_err(rc);
 	}
@@ -432,22 +432,22 @@ errcode_t e2t_rbd_dl_io_discard(struct rbd_dl *d, uint64_t off, uint64_t len,
 
 int e2t_rbd_dl_io_can_zero(void)
 {
-	return ceph_fn.aio_write_zeroes != NULL;
+	return e2t_rbd_fn.aio_write_zeroes != NULL;
 }
 
 errcode_t e2t_rbd_dl_io_wait(void *comp)
 {
 	ssize_t rc;
 
-	ceph_fn.aio_wait(comp);
-	rc = ceph_fn.aio_return(comp);
-	ceph_fn.aio_release(comp);
+	e2t_rbd_fn.aio_wait(comp);
+	rc = e2t_rbd_fn.aio_return(comp);
+	e2t_rbd_fn.aio_release(comp);
 	return rc < 0 ? ceph_err((int)rc) : 0;
 }
 
 errcode_t e2t_rbd_dl_io_flush(struct rbd_dl *d)
 {
-	int rc = ceph_fn.flush(d->wimage);
+	int rc = e2t_rbd_fn.flush(d->wimage);
 
 	return rc ? ceph_err(rc) : 0;
 }
@@ -462,25 +462,25 @@ errcode_t e2t_rbd_dl_io_flush(struct rbd_dl *d)
 void e2t_rbd_dl_io_close(struct rbd_dl *d)
 {
 	if (d->wimage && d->locked)
-		cephdl_release(d);
+		e2t_rbd_dl_release(d);
 	d->locked = 0;
 	if (d->stuck)
 		return;
 	if (d->wimage)
-		ceph_fn.close(d->wimage);
+		e2t_rbd_fn.close(d->wimage);
 	d->wimage = NULL;
 	if (d->wio)
-		ceph_fn.ioctx_destroy(d->wio);
+		e2t_rbd_fn.ioctx_destroy(d->wio);
 	d->wio = NULL;
 }
 
 void e2t_rbd_dl_close_image(struct rbd_dl *d)
 {
 	if (d->image)
-		ceph_fn.close(d->image);
+		e2t_rbd_fn.close(d->image);
 	d->image = NULL;
 	if (d->io)
-		ceph_fn.ioctx_destroy(d->io);
+		e2t_rbd_fn.ioctx_destroy(d->io);
 	d->io = NULL;
 }
 
@@ -492,6 +492,6 @@ void e2t_rbd_dl_disconnect(struct rbd_dl *d)
 	if (d->stuck)
 		return;	/* see e2t_rbd_dl_io_close() */
 	e2t_rbd_dl_close_image(d);
-	ceph_fn.shutdown(d->cluster);
+	e2t_rbd_fn.shutdown(d->cluster);
 	free(d);
 }

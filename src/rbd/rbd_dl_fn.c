@@ -6,4 +6,4 @@
  */
 #include "rbd_dl_int.h"
 
-struct ceph_fns ceph_fn;
+struct ceph_fns e2t_rbd_fn;

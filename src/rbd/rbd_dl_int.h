@@ -64,7 +64,7 @@ struct ceph_fns {
 			     uint8_t, uint8_t,
 			     int (*)(uint64_t, size_t, int, void *), void *);
 };
-extern struct ceph_fns ceph_fn;
+extern struct ceph_fns e2t_rbd_fn;
 
 /*
  * librados and librbd return -errno (or a count); made ours once, here:

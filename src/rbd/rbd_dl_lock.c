@@ -66,13 +66,18 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 {
 	struct call *c = calloc(1, sizeof(*c));
 	struct timespec end, now, step;
+	pthread_condattr_t ca;
 	pthread_t tid;
 	int rc;
 
 	if (!c)
 		return -ENOMEM;	/* conventions: librbd's -errno, as @fn's */
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->done_cv, NULL);
+	/* the bound on the monotonic clock: a clock set meanwhile moves it not */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->done_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	c->fn = fn;
 	c->d = d;
 	if (pthread_create(&tid, NULL, call_thread, c)) {
@@ -80,13 +85,13 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 		return fn(d);	/* no thread: wait as librbd waits */
 	}
 	pthread_detach(tid);
-	clock_gettime(CLOCK_REALTIME, &end);
+	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += seconds;
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		if (c->done || (stoppable && d->stop && *d->stop))
 			break;
-		clock_gettime(CLOCK_REALTIME, &now);
+		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > end.tv_sec ||
 		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
 			break;
@@ -112,14 +117,14 @@ static int bounded(struct rbd_dl *d, int (*fn)(struct rbd_dl *), int seconds,
 	return -rc;	/* conventions: librbd's -errno, as @fn's */
 }
 
-void cephdl_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop)
+void e2t_rbd_dl_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop)
 {
 	d->stop = stop;
 }
 
 static int acquire(struct rbd_dl *d)
 {
-	return ceph_fn.lock_acquire(d->wimage, RBD_LOCK_MODE_EXCLUSIVE);
+	return e2t_rbd_fn.lock_acquire(d->wimage, RBD_LOCK_MODE_EXCLUSIVE);
 }
 
 /* The lock just taken, as rbd lock ls lists it: ours is the only one. */
@@ -133,7 +138,7 @@ static void note_own_lock(struct rbd_dl *d)
 	 * the header's lock as it is now, from the OSD: librbd's
 	 * rbd_list_lockers() answers from what it read at its last refresh
 	 */
-	ssize_t n = ceph_fn.obj_lockers(d->wio, d->header, "rbd_lock", &excl,
+	ssize_t n = e2t_rbd_fn.obj_lockers(d->wio, d->header, "rbd_lock", &excl,
 					tag, &tl, clients, &cl, cookies, &kl,
 					addrs, &al);
 
@@ -148,7 +153,7 @@ static void note_own_lock(struct rbd_dl *d)
 errcode_t e2t_rbd_dl_io_lock(struct rbd_dl *d)
 {
 	uint64_t features = 0, ver;
-	int rc = ceph_fn.get_features(d->wimage, &features);
+	int rc = e2t_rbd_fn.get_features(d->wimage, &features);
 	errcode_t err;
 
 	if (rc)
@@ -181,23 +186,23 @@ errcode_t e2t_rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver)
 	 * create --data-pool) that is rbd_data.<data pool id>.<image id>.
 	 * A format 1 image (no id, no exclusive-lock) fails here.
 	 */
-	int rc = ceph_fn.get_id(d->wimage, id, sizeof(id));
+	int rc = e2t_rbd_fn.get_id(d->wimage, id, sizeof(id));
 
 	if (rc == -ERANGE)
 		return ENAMETOOLONG;
 	if (rc)
 		return rc == -EINVAL ? EOPNOTSUPP : ceph_err(rc);
 	snprintf(d->header, sizeof(d->header), "rbd_header.%s", id);
-	rc = ceph_fn.rados_stat(d->wio, d->header, &size, &mtime);
+	rc = e2t_rbd_fn.rados_stat(d->wio, d->header, &size, &mtime);
 	if (rc)
 		return ceph_err(rc);
-	*ver = ceph_fn.last_version(d->wio);
+	*ver = e2t_rbd_fn.last_version(d->wio);
 	return 0;
 }
 
-errcode_t cephdl_features(struct rbd_dl *d, uint64_t *features)
+errcode_t e2t_rbd_dl_features(struct rbd_dl *d, uint64_t *features)
 {
-	int rc = ceph_fn.get_features(d->wimage, features);
+	int rc = e2t_rbd_fn.get_features(d->wimage, features);
 
 	return rc ? ceph_err(rc) : 0;
 }
@@ -206,7 +211,7 @@ int e2t_rbd_dl_io_owns_lock(struct rbd_dl *d)
 {
 	int owner = 0;
 
-	return d->locked && !ceph_fn.is_lock_owner(d->wimage, &owner) && owner;
+	return d->locked && !e2t_rbd_fn.is_lock_owner(d->wimage, &owner) && owner;
 }
 
 /*
@@ -223,7 +228,7 @@ static int own_listed(struct rbd_dl *d, char *cookie, size_t len)
 	size_t tl = sizeof(tag), cl = sizeof(clients), kl = sizeof(cookies);
 	size_t al = sizeof(addrs);
 	int excl, i;
-	ssize_t n = ceph_fn.obj_lockers(d->wio, d->header, "rbd_lock", &excl,
+	ssize_t n = e2t_rbd_fn.obj_lockers(d->wio, d->header, "rbd_lock", &excl,
 					tag, &tl, clients, &cl, cookies, &kl,
 					addrs, &al);
 
@@ -253,7 +258,7 @@ static int remove_own(struct rbd_dl *d)
 
 	if (rc <= 0)
 		return rc;
-	rc = ceph_fn.unlock(d->wio, d->header, "rbd_lock", cookie);
+	rc = e2t_rbd_fn.unlock(d->wio, d->header, "rbd_lock", cookie);
 	return rc == -ENOENT ? 0 : rc;
 }
 
@@ -271,7 +276,7 @@ static int release(struct rbd_dl *d)
 	time_t end = time(NULL) + LOCK_WAIT_S;
 	int rc;
 
-	ceph_fn.lock_release(d->wimage);
+	e2t_rbd_fn.lock_release(d->wimage);
 	if (!d->cookie[0] || !d->header[0])
 		return 0;
 	do
@@ -281,7 +286,7 @@ static int release(struct rbd_dl *d)
 	return rc;
 }
 
-errcode_t cephdl_release(struct rbd_dl *d)
+errcode_t e2t_rbd_dl_release(struct rbd_dl *d)
 {
 	int rc;
 
@@ -293,12 +298,12 @@ errcode_t cephdl_release(struct rbd_dl *d)
 	return rc ? ceph_err(rc) : 0;
 }
 
-int cephdl_stuck(const struct rbd_dl *d)
+int e2t_rbd_dl_stuck(const struct rbd_dl *d)
 {
 	return d->stuck;
 }
 
-int cephdl_own_lock(const struct rbd_dl *d, const char **cookie,
+int e2t_rbd_dl_own_lock(const struct rbd_dl *d, const char **cookie,
 		       const char **owner)
 {
 	*cookie = d->cookie;

@@ -32,30 +32,30 @@ errcode_t e2t_rbd_dl_io_header_version(struct rbd_dl *d, uint64_t *ver);
  * The image's features now (librbd's state, refreshed when the header
  * changed): 0 or librbd's errno value.
  */
-errcode_t cephdl_features(struct rbd_dl *d, uint64_t *features);
+errcode_t e2t_rbd_dl_features(struct rbd_dl *d, uint64_t *features);
 
 /*
  * What e2trim's own waits (the lock taken and released, in a thread of
  * their own: rbd_dl_lock.c) give up at: a stop flag, or NULL.
  */
-void cephdl_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop);
+void e2t_rbd_dl_set_stop(struct rbd_dl *d, const volatile sig_atomic_t *stop);
 
 /*
  * The lock released, and our cookie removed from the header if librbd
  * had lost the lock (its watch failed) but it is still listed: 0 when
  * nothing of ours is left; ETIMEDOUT (or librbd's errno value) when the
- * cluster did not answer: cephdl_own_lock() then names what is left.
+ * cluster did not answer: e2t_rbd_dl_own_lock() then names what is left.
  */
-errcode_t cephdl_release(struct rbd_dl *d);
+errcode_t e2t_rbd_dl_release(struct rbd_dl *d);
 
 /* A call of e2trim's own waits never came back: ask nothing more. */
-int cephdl_stuck(const struct rbd_dl *d);
+int e2t_rbd_dl_stuck(const struct rbd_dl *d);
 
 /*
  * The lock e2t_rbd_dl_io_lock() took, as `rbd lock ls` lists it: its id
  * ("auto N") and owner ("client.N"): 1, or 0 when it is not known.
  */
-int cephdl_own_lock(const struct rbd_dl *d, const char **cookie,
+int e2t_rbd_dl_own_lock(const struct rbd_dl *d, const char **cookie,
 		       const char **owner);
 
 /* Is the lock e2t_rbd_dl_io_lock() took still ours?  1 or 0. */

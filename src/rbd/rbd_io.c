@@ -141,7 +141,7 @@ enum rbd_io_fail e2t_rbd_io_lock(struct rbd_io *io, char *why, size_t len)
 	 * owner) and the header's version (every change of the image's
 	 * metadata writes it; e2trim's own discards never do)
 	 */
-	err = cephdl_features(io->d, &io->features);
+	err = e2t_rbd_dl_features(io->d, &io->features);
 	if (!err)
 		err = e2t_rbd_dl_io_header_version(io->d, &io->header_ver);
 	if (err) {
@@ -199,7 +199,7 @@ enum rbd_io_fail e2t_rbd_io_reopen(struct rbd_io *io, struct rbd_spec *s,
 static errcode_t recheck_header(struct rbd_io *io)
 {
 	uint64_t features, ver;
-	errcode_t err = cephdl_features(io->d, &features);
+	errcode_t err = e2t_rbd_dl_features(io->d, &features);
 
 	if (err)
 		return err;
@@ -284,22 +284,22 @@ errcode_t e2t_rbd_io_flush(struct rbd_io *io)
 	return io->read_only ? 0 : e2t_rbd_dl_io_flush(io->d);
 }
 
-int cephio_stuck(const struct rbd_io *io)
+int e2t_rbd_io_stuck(const struct rbd_io *io)
 {
-	return cephdl_stuck(io->d);
+	return e2t_rbd_dl_stuck(io->d);
 }
 
-void cephio_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop)
+void e2t_rbd_io_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop)
 {
-	cephdl_set_stop(io->d, stop);
+	e2t_rbd_dl_set_stop(io->d, stop);
 }
 
-errcode_t cephio_release(struct rbd_io *io, const char **cookie,
+errcode_t e2t_rbd_io_release(struct rbd_io *io, const char **cookie,
 			 const char **owner)
 {
-	errcode_t err = cephdl_release(io->d);
+	errcode_t err = e2t_rbd_dl_release(io->d);
 
-	if (err && !cephdl_own_lock(io->d, cookie, owner))
+	if (err && !e2t_rbd_dl_own_lock(io->d, cookie, owner))
 		*cookie = *owner = NULL;
 	io->locked = 0;
 	return err;

@@ -83,7 +83,7 @@ errcode_t e2t_rbd_io_flush(struct rbd_io *io);
  * What e2trim's own waits for the lock (its request, its release) give
  * up at: a stop flag (the library's cancel), or NULL.
  */
-void cephio_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop);
+void e2t_rbd_io_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop);
 
 /*
  * The lock released now, and whatever librbd lost of it but left on the
@@ -92,11 +92,11 @@ void cephio_set_stop(struct rbd_io *io, const volatile sig_atomic_t *stop);
  * answer), *@cookie and *@owner naming the lock left for `rbd lock rm`
  * (NULL when not known).
  */
-errcode_t cephio_release(struct rbd_io *io, const char **cookie,
+errcode_t e2t_rbd_io_release(struct rbd_io *io, const char **cookie,
 			 const char **owner);
 
 /* The cluster did not answer one of e2trim's own waits: ask it nothing. */
-int cephio_stuck(const struct rbd_io *io);
+int e2t_rbd_io_stuck(const struct rbd_io *io);
 
 /* Release the lock, close the image.  NULL is fine. */
 void e2t_rbd_io_close(struct rbd_io *io);
