@@ -141,10 +141,15 @@ flags=$(debugfs -R "stat /cf" "$img" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-
 [ $((flags & 0x40000000)) != 0 ] || fail "/cf has no casefold flag (flags $flags)"
 [ $((flags & 0x1000)) != 0 ] || fail "/cf is not an htree (flags $flags)"
 
-alloc=$(data_bytes "$img")
 # the packaged e2trim, with the packaged libe2trim.so.1
 LD_LIBRARY_PATH=$STAGE_LIB run_e2trim -n -v "$img"
 assert_rc 0 "casefold: dry run"
+# the data after the dry run: on an ext4 host, blocks the guest zeroed
+# with write-zeroes are unwritten extents, holes to SEEK_DATA until a read
+# brings their pages in; e2trim's probes (libblkid's signatures) read some
+# of them and then count them as data it punched (16 KiB of them in one
+# CI run), and the dry run reads the same
+alloc=$(data_bytes "$img")
 LD_LIBRARY_PATH=$STAGE_LIB run_e2trim -v "$img"
 assert_rc 0 "casefold: trim"
 bytes=$(sed -n 's/.*(\([0-9]*\) bytes) trimmed.*/\1/p' "$OUT")
