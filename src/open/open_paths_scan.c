@@ -96,7 +96,8 @@ static int each_mount(mnt_fn fn, void *ctx)
 
 /* One process's findings. */
 struct proc_find {
-	int holds_path, has_fuse, writes, writes_dev;
+	int holds_path, has_fuse, writes;
+	int writes_file;	/* the file itself, not only a loop device */
 	char what[PATH_MAX];	/* what the writer holds */
 };
 
@@ -164,11 +165,11 @@ static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
 	    !(S_ISBLK(sx.stx_mode) && is_rdev(s, rdev)))
 		return;
 	pf->holds_path = 1;
-	if (pf->writes || !fd_flags(pid, fd, &flags) ||
-	    (flags & O_ACCMODE) == O_RDONLY)
+	if ((pf->writes_file || (pf->writes && S_ISBLK(sx.stx_mode))) ||
+	    !fd_flags(pid, fd, &flags) || (flags & O_ACCMODE) == O_RDONLY)
 		return;
 	pf->writes = 1;
-	pf->writes_dev = S_ISBLK(sx.stx_mode);
+	pf->writes_file = !S_ISBLK(sx.stx_mode);
 	n = readlink(path, pf->what, sizeof(pf->what) - 1);
 	pf->what[n > 0 ? n : 0] = '\0';
 }
@@ -281,13 +282,24 @@ static void find_in_proc(const struct scan *s, pid_t pid,
 }
 
 /*
- * A losetup -f elsewhere opens the device LOOP_CTL_GET_FREE named
- * read-write, and if another took it meanwhile (ours), closes it and
- * tries the next: for a moment it "writes" a loop device over the bytes.
- * A writer of a loop device is believed once it still holds it 20 ms
- * later; one that came and went in between is the witness's to see.
+ * util-linux's loop set-up (losetup -f, mount -o loop) asks the kernel
+ * for a free loop device and opens it read-write; when another process
+ * attached that one meanwhile (ours, over these bytes), its
+ * LOOP_CONFIGURE fails and it tries the next.  For that moment it holds
+ * a bound loop device over the bytes for writing, which it can only
+ * (fail to) configure, never write through: no writer.  (An earlier
+ * version believed a writer of a loop device once it still held it 20 ms
+ * later: a losetup at nice 19 on a loaded machine held it longer, and a
+ * boot hook's trim was refused 10.)  The same programs setting up a loop
+ * device over the FILE hold the file itself, and are writers.
  */
-#define LOSETUP_RACE_US 20000
+static int loop_setup_only(pid_t pid)
+{
+	char comm[64];
+
+	comm_of(pid, comm, sizeof(comm));
+	return !strcmp(comm, "losetup") || !strcmp(comm, "mount");
+}
 
 /* One process: 0, or its refusal. */
 static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
@@ -300,12 +312,9 @@ static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
 	if ((!pf.writes && !(pf.holds_path && pf.has_fuse)) ||
 	    parent_of(pid) == s->self)
 		return 0;
-	if (pf.writes_dev && !(pf.holds_path && pf.has_fuse)) {
-		usleep(LOSETUP_RACE_US);
-		find_in_proc(s, pid, &pf);
-		if (!pf.writes)
-			return 0;
-	}
+	if (!pf.writes_file && !(pf.holds_path && pf.has_fuse) &&
+	    loop_setup_only(pid))
+		return 0;
 	comm_of(pid, comm, sizeof(comm));
 	if (pf.holds_path && pf.has_fuse)
 		return refuse_fuse(t, pid, comm);

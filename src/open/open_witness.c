@@ -160,13 +160,24 @@ static errcode_t direct_fd(struct e2trim *t, struct open_witness *w)
 	return 0;
 }
 
-/* Read range @r into @out (its len bytes), through the aligned buffer. */
-static errcode_t read_range(struct open_witness *w,
-			    const struct witness_range *r, unsigned char *out)
+/*
+ * What one read asks for at the most: a 15 TiB filesystem's descriptors
+ * are 7.5 MiB, read and compared piece by piece, so that a look holds one
+ * piece of memory beside the copy, not a second copy of them all (20 TiB
+ * under ASan went past t_slow_huge_fs's RSS bound).
+ */
+#define WITNESS_PIECE (1U << 20)
+
+/*
+ * Read [@start, @start + @len) of the target (@len <= WITNESS_PIECE)
+ * through the buffer aligned for O_DIRECT; *@bytes points at them there.
+ */
+static errcode_t read_piece(struct open_witness *w, uint64_t start,
+			    uint64_t len, const unsigned char **bytes)
 {
 	uint64_t a = w->align;
-	uint64_t s = r->start - r->start % a;
-	uint64_t e = (r->start + r->len + a - 1) / a * a;
+	uint64_t s = start - start % a;
+	uint64_t e = (start + len + a - 1) / a * a;
 	uint64_t done = 0;
 	ssize_t got;
 
@@ -188,13 +199,50 @@ static errcode_t read_range(struct open_witness *w,
 			return EXT2_ET_SHORT_READ;
 		done += (uint64_t)got;
 	}
-	memcpy(out, w->buf + (r->start - s), r->len);
+	*bytes = w->buf + (start - s);
 	return 0;
 }
 
-/* Every range into @out, counted in the result. */
+/*
+ * Range @r read piece by piece: copied to @out, or (@out NULL) compared
+ * with @was, *@at the first byte of it that differs (left as it was when
+ * none does).
+ */
+static errcode_t read_range(struct open_witness *w,
+			    const struct witness_range *r, unsigned char *out,
+			    const unsigned char *was, uint64_t *at)
+{
+	const unsigned char *p = NULL;
+	uint64_t off, n, k;
+	errcode_t err;
+
+	for (off = 0; off < r->len; off += n) {
+		n = r->len - off < WITNESS_PIECE ? r->len - off : WITNESS_PIECE;
+		err = read_piece(w, r->start + off, n, &p);
+		if (err)
+			return err;
+		if (out) {
+			memcpy(out + off, p, n);
+			continue;
+		}
+		if (!memcmp(p, was + off, n))
+			continue;
+		for (k = 0; p[k] == was[off + k]; k++)
+			;
+		*at = off + k;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Every range, counted in the result: into @out, or (@out NULL) compared
+ * with the copy, *@r the first range that differs (NULL: none) and *@at
+ * the byte of it.
+ */
 static errcode_t read_all(struct e2trim *t, struct open_witness *w,
-			  unsigned char *out)
+			  unsigned char *out, const struct witness_range **r,
+			  uint64_t *at)
 {
 	long long t0 = mono_ns();
 	uint64_t off = 0;
@@ -202,7 +250,13 @@ static errcode_t read_all(struct e2trim *t, struct open_witness *w,
 	errcode_t err = 0;
 
 	for (i = 0; i < w->n && !err; i++) {
-		err = read_range(w, &w->r[i], out + off);
+		*at = UINT64_MAX;
+		err = read_range(w, &w->r[i], out ? out + off : NULL,
+				 w->copy + off, at);
+		if (!err && !out && *at != UINT64_MAX) {
+			*r = &w->r[i];
+			break;
+		}
 		off += w->r[i].len;
 	}
 	w->last_ns = mono_ns();
@@ -211,26 +265,6 @@ static errcode_t read_all(struct e2trim *t, struct open_witness *w,
 	t->res.witness_bytes += w->total;
 	t->res.witness_seconds += (double)w->cost_ns / 1e9;
 	return err;
-}
-
-/* The first range whose bytes differ, and the byte at which. */
-static const struct witness_range *differs(const struct open_witness *w,
-					   const unsigned char *a,
-					   const unsigned char *b,
-					   uint64_t *at)
-{
-	uint64_t off = 0, k;
-	unsigned int i;
-
-	for (i = 0; i < w->n; i++) {
-		for (k = 0; k < w->r[i].len; k++)
-			if (a[off + k] != b[off + k]) {
-				*at = k;
-				return &w->r[i];
-			}
-		off += w->r[i].len;
-	}
-	return NULL;
 }
 
 static errcode_t changed(struct e2trim *t, const struct witness_range *r,
@@ -263,7 +297,8 @@ static int from_libext2fs(struct e2trim *t, struct open_witness *w,
 	memcpy(w->copy + SUPERBLOCK_SIZE, t->fs->group_desc, desc);
 	*err = 0;
 	if (w->total > off)	/* the MMP block, the last range */
-		*err = read_range(w, &w->r[w->n - 1], w->copy + off);
+		*err = read_range(w, &w->r[w->n - 1], w->copy + off,
+				  NULL, NULL);
 	w->last_ns = mono_ns();
 	return 1;
 #else
@@ -276,7 +311,9 @@ static int from_libext2fs(struct e2trim *t, struct open_witness *w,
 
 errcode_t witness_take(struct e2trim *t)
 {
+	const struct witness_range *r;
 	struct open_witness *w;
+	uint64_t at;
 	unsigned int i;
 	errcode_t err;
 
@@ -301,7 +338,7 @@ errcode_t witness_take(struct e2trim *t)
 		return err ? lib_fail_cause(t, E2TRIM_ERR_OPEN_FS, err,
 					    "while reading the MMP block") : 0;
 	if (!err)
-		err = read_all(t, w, w->copy);
+		err = read_all(t, w, w->copy, &r, &at);
 	if (err)
 		return lib_fail_cause(t, E2TRIM_ERR_OPEN_FS, err,
 				      "while reading the superblock and "
@@ -316,18 +353,8 @@ errcode_t witness_take(struct e2trim *t)
 static errcode_t look(struct e2trim *t, const struct witness_range **r,
 		      uint64_t *at)
 {
-	struct open_witness *w = t->witness;
-	unsigned char *now = malloc(w->total);
-	errcode_t err;
-
 	*r = NULL;
-	if (!now)
-		return ENOMEM;
-	err = read_all(t, w, now);
-	if (!err)
-		*r = differs(w, w->copy, now, at);
-	free(now);
-	return err;
+	return read_all(t, t->witness, NULL, r, at);
 }
 
 errcode_t witness_look(struct e2trim *t)
