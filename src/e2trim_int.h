@@ -212,4 +212,26 @@ int errors_known(errcode_t code);
 /* Register the e2trim and ext2 error tables with libcom_err, once. */
 void lib_register_error_tables(void);
 
+/*
+ * The monotonic clock in nanoseconds, for the looks taken now and then
+ * while discarding (loop devices, processes, the witness).
+ */
+static inline long long lib_mono_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/*
+ * When a look that began (or ended) at @at and took @took is due again:
+ * @min_ns later at the least, and never more than 1/@share of the time.
+ */
+static inline long long lib_next_look(long long at, long long took,
+				      long long min_ns, int share)
+{
+	return at + (took * share > min_ns ? took * share : min_ns);
+}
+
 #endif /* E2TRIM_INT_H */

@@ -234,28 +234,20 @@ static errcode_t loop_is_held(struct e2trim *t, void *ctx,
 /* Now and then: again once RECHECK_NS have passed since the last look. */
 #define RECHECK_NS 100000000LL
 
-static long long now_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
 errcode_t recheck_loop_devices(struct e2trim *t)
 {
 	struct hold_bytes m;
 
 	if (!t->file_known)
 		return 0;
-	t->loops_checked_ns = now_ns();
+	t->loops_checked_ns = lib_mono_ns();
 	hold_bytes_of(t, &m);
 	return hold_each_loop(t, &m, loop_is_held, NULL);
 }
 
 errcode_t recheck_loop_devices_now_and_then(struct e2trim *t)
 {
-	if (!t->file_known || now_ns() - t->loops_checked_ns < RECHECK_NS)
+	if (!t->file_known || lib_mono_ns() - t->loops_checked_ns < RECHECK_NS)
 		return 0;
 	return recheck_loop_devices(t);
 }

@@ -175,14 +175,6 @@ errcode_t open_paths_hold(struct e2trim *t)
 	return err;
 }
 
-static long long mono_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
 /*
  * Between batches the scan of every process costs what the machine's
  * descriptors cost (a few ms for 1,200 here): at most once a second,
@@ -196,7 +188,7 @@ static long long mono_ns(void)
 errcode_t open_paths_recheck(struct e2trim *t)
 {
 	dev_t rdevs[MAX_LOOP_HOLDS + 1];
-	long long start = mono_ns(), took;
+	long long start = lib_mono_ns(), took;
 	unsigned int n = 0;
 	struct hold_bytes m;
 	struct stat st;
@@ -212,15 +204,15 @@ errcode_t open_paths_recheck(struct e2trim *t)
 			rdevs[n++] = st.st_rdev;
 	hold_bytes_of(t, &m);
 	err = open_paths_scan(t, &m, rdevs, n);
-	took = mono_ns() - start;
-	t->paths_next_ns = start + (took * PATHS_SHARE > PATHS_EVERY_NS ?
-				    took * PATHS_SHARE : PATHS_EVERY_NS);
+	took = lib_mono_ns() - start;
+	t->paths_next_ns = lib_next_look(start, took, PATHS_EVERY_NS,
+					 PATHS_SHARE);
 	return err;
 }
 
 errcode_t open_paths_recheck_now_and_then(struct e2trim *t)
 {
-	if (!t->file_known || mono_ns() < t->paths_next_ns)
+	if (!t->file_known || lib_mono_ns() < t->paths_next_ns)
 		return 0;
 	return open_paths_recheck(t);
 }

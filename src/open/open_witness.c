@@ -76,14 +76,6 @@ struct open_witness {
 	long long cost_ns;	/* what it took */
 };
 
-static long long mono_ns(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
 /*
  * Add [start, start + len) bytes of the target, joined to the last range
  * if it follows.  meta_bg scatters the descriptor blocks over the whole
@@ -244,7 +236,7 @@ static errcode_t read_all(struct e2trim *t, struct open_witness *w,
 			  unsigned char *out, const struct witness_range **r,
 			  uint64_t *at)
 {
-	long long t0 = mono_ns();
+	long long t0 = lib_mono_ns();
 	uint64_t off = 0;
 	unsigned int i;
 	errcode_t err = 0;
@@ -259,7 +251,7 @@ static errcode_t read_all(struct e2trim *t, struct open_witness *w,
 		}
 		off += w->r[i].len;
 	}
-	w->last_ns = mono_ns();
+	w->last_ns = lib_mono_ns();
 	w->cost_ns = w->last_ns - t0;
 	t->res.witness_reads++;
 	t->res.witness_bytes += w->total;
@@ -299,7 +291,7 @@ static int from_libext2fs(struct e2trim *t, struct open_witness *w,
 	if (w->total > off)	/* the MMP block, the last range */
 		*err = read_range(w, &w->r[w->n - 1], w->copy + off,
 				  NULL, NULL);
-	w->last_ns = mono_ns();
+	w->last_ns = lib_mono_ns();
 	return 1;
 #else
 	(void)t;
@@ -389,14 +381,11 @@ errcode_t witness_explains(struct e2trim *t, errcode_t err)
 errcode_t witness_look_now_and_then(struct e2trim *t)
 {
 	struct open_witness *w = t->witness;
-	long long wait;
 
 	if (!w)
 		return 0;
-	wait = w->cost_ns * WITNESS_COST_RATIO;
-	if (wait < WITNESS_EVERY_NS)
-		wait = WITNESS_EVERY_NS;
-	if (mono_ns() - w->last_ns < wait)
+	if (lib_mono_ns() < lib_next_look(w->last_ns, w->cost_ns,
+					  WITNESS_EVERY_NS, WITNESS_COST_RATIO))
 		return 0;
 	return witness_look(t);
 }
