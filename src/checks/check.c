@@ -12,7 +12,6 @@
 #include "check.h"
 #include "check_desc.h"
 #include "e2trim_int.h"
-#include "open_witness.h"
 #include "journal_check.h"
 #include "open_paths.h"
 #include "walk.h"
@@ -171,6 +170,5 @@ errcode_t e2trim_check(struct e2trim *t)
 		t->checked = 1;
 	/* a refusal because another writer came meanwhile says so (26),
 	 * and one still there is named (10) */
-	err = witness_explains(t, err);
 	return open_paths_in_use_first(t, err);
 }

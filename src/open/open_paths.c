@@ -46,6 +46,7 @@
 #include "open_hold.h"
 #include "open_paths.h"
 #include "open_paths_scan.h"
+#include "open_witness.h"
 #include "sysfs.h"
 
 void open_paths_file(struct e2trim *t, const struct stat *st)
@@ -221,6 +222,8 @@ errcode_t open_paths_in_use_first(struct e2trim *t, errcode_t err)
 {
 	errcode_t busy;
 
+	/* one that came and went: its trace (26); one still there: 10 */
+	err = witness_explains(t, err);
 	if (!err || err == E2TRIM_ERR_INTERRUPTED || !t->file_known)
 		return err;
 	busy = recheck_loop_devices(t);

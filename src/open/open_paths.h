@@ -39,8 +39,10 @@ errcode_t open_paths_recheck_now_and_then(struct e2trim *t);
 /*
  * A check or the verification refused @err: if a path to the bytes is in
  * use now (a loop device attached since open, a writer, a FUSE mount),
- * that is what went wrong, and the refusal is that (10) instead: never a
- * repair command (e2fsck) for a filesystem in use.  @err otherwise.
+ * that is what went wrong, and the refusal is that (10) instead; if a
+ * writer came and went, leaving its trace in what the plan rests on, it
+ * is 26 (open_witness.c): never a repair command (e2fsck) for a
+ * filesystem another program wrote.  @err otherwise.
  */
 errcode_t open_paths_in_use_first(struct e2trim *t, errcode_t err);
 
