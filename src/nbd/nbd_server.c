@@ -16,18 +16,27 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "nbd_server.h"
 
-/* Is /proc/@pid/fd/@fd the file (@dev, @ino)? */
+/*
+ * Is /proc/@pid/fd/@fd the file (@dev, @ino)?  Every process's stderr is
+ * looked at: statx with AT_STATX_DONT_SYNC asks no server for a file on a
+ * FUSE or network mount (one that hangs would hang a plain stat()), as
+ * open_paths_scan.c does; the device and inode never change anyway.
+ */
 static int fd_is(const char *pid, const char *fd, dev_t dev, ino_t ino)
 {
 	char path[PATH_MAX];
-	struct stat st;
+	struct statx sx;
 
 	snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, fd);
-	return !stat(path, &st) && st.st_dev == dev && st.st_ino == ino;
+	return !statx(AT_FDCWD, path, AT_STATX_DONT_SYNC, STATX_INO, &sx) &&
+	       makedev(sx.stx_dev_major, sx.stx_dev_minor) == dev &&
+	       sx.stx_ino == ino;
 }
 
 /* Has process @pid any descriptor on (@dev, @ino)? */
