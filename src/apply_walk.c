@@ -82,6 +82,9 @@ void apply_walk_stats(struct e2trim_result *r, const struct target *tg)
 	r->extents_too_small_aligned = ts->align_extents;
 	r->bytes_zeroed = ts->zeroed_bytes;
 	r->bytes_already_zero = ts->zero_bytes;
+	r->requests_unconfirmed = ts->unconfirmed;
+	r->bytes_unconfirmed = ts->unconfirmed_bytes;
+	r->unconfirmed_start_bytes = ts->unconfirmed_start;
 	/* the result keeps the kernel's sign: -errno, 0 when none failed */
 	r->error_errno = -(int)tg->error;
 	r->error_start_bytes = tg->error_start;

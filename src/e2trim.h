@@ -261,6 +261,16 @@ struct e2trim_result {
 	uint64_t witness_reads;
 	uint64_t witness_bytes;
 	double witness_seconds;
+	/*
+	 * Requests sent to a server (librbd, NBD) that then failed or were
+	 * never answered (a cluster that stopped answering): the server may
+	 * still carry them out, in whole or in part, so their bytes may be
+	 * freed too.  Not in requests and bytes_trimmed; 0 on a run where
+	 * every request sent was answered done.
+	 */
+	uint64_t requests_unconfirmed;
+	uint64_t bytes_unconfirmed;
+	uint64_t unconfirmed_start_bytes;	/* the lowest byte among them */
 };
 
 /*

@@ -333,7 +333,8 @@ static void result(struct json *j, const struct outcome *o)
 
 	/* refused by the device before its first request: never reached */
 	if (!o->applied || (o->err && !r->requests && !r->bytes_trimmed &&
-			    !r->bytes_zeroed && !r->bytes_already_zero)) {
+			    !r->bytes_zeroed && !r->bytes_already_zero &&
+			    !r->requests_unconfirmed)) {
 		json_null(j, "result");
 		return;
 	}
@@ -352,6 +353,9 @@ static void result(struct json *j, const struct outcome *o)
 		allocated(j, "allocated_after", r, r->allocated_after_bytes);
 	json_u64(j, "bytes_zeroed", r->bytes_zeroed);
 	json_u64(j, "bytes_already_zero", r->bytes_already_zero);
+	/* sent, then failed or unanswered: may still be carried out */
+	json_u64(j, "requests_unconfirmed", r->requests_unconfirmed);
+	json_u64(j, "bytes_unconfirmed", r->bytes_unconfirmed);
 	json_seconds(j, "seconds", r->seconds);
 	json_close(j);
 }

@@ -148,6 +148,30 @@ void report_allocated(const struct cli_control *ctl,
 		after > before ? "more" : "saved");
 }
 
+/*
+ * Requests sent that failed or got no answer: the server may still carry
+ * them out, so "the rest is untouched" would not be the whole truth.
+ * E2TRIM_HAS: a library older than the member never counts them.
+ */
+static void unconfirmed(const struct e2trim_result *r, char *buf, size_t len)
+{
+	char h[HUMAN_SIZE_LEN];
+	uint64_t k;
+
+	buf[0] = '\0';
+	if (!E2TRIM_HAS(r, struct e2trim_result, unconfirmed_start_bytes) ||
+	    !r->requests_unconfirmed)
+		return;
+	k = r->requests_unconfirmed;
+	snprintf(buf, len, ", and %" PRIu64 " request%s of %s (%" PRIu64
+		 " bytes) from byte %" PRIu64 " on %s sent but failed or got "
+		 "no answer: the storage may still carry %s out", k,
+		 k == 1 ? "" : "s",
+		 size_to_human(r->bytes_unconfirmed, h, sizeof(h)),
+		 r->bytes_unconfirmed, r->unconfirmed_start_bytes,
+		 k == 1 ? "was" : "were", k == 1 ? "it" : "them");
+}
+
 void report_partial(const struct cli_control *ctl,
 		    const struct e2trim_result *r, const char *why)
 {
@@ -158,7 +182,7 @@ void report_partial_fix(const struct cli_control *ctl,
 			const struct e2trim_result *r, const char *why,
 			const char *message)
 {
-	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN];
+	char h[HUMAN_SIZE_LEN], z[HUMAN_SIZE_LEN], u[256];
 	size_t n = strlen(why);
 	/* the message is "<why>; <fix>" (the detail leads) */
 	const char *fix = message && !strncmp(message, why, n) &&
@@ -173,10 +197,11 @@ void report_partial_fix(const struct cli_control *ctl,
 			     size_to_human(r->bytes_zeroed, z, sizeof(z)), fix);
 		return;
 	}
+	unconfirmed(r, u, sizeof(u));
 	warnx_target(ctl->device, "%s after %s (%" PRIu64 " bytes) trimmed in "
-		     "%" PRIu64 " request%s; the rest of the free space is "
+		     "%" PRIu64 " request%s%s; the rest of the free space is "
 		     "untouched%s", why,
 		     size_to_human(r->bytes_trimmed, h, sizeof(h)),
 		     r->bytes_trimmed, r->requests,
-		     r->requests == 1 ? "" : "s", fix);
+		     r->requests == 1 ? "" : "s", u, fix);
 }

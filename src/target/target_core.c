@@ -19,6 +19,18 @@ void target_complete(struct target *t, uint64_t start_bytes,
 	}
 }
 
+void target_unconfirmed(struct target *t, uint64_t start_bytes,
+			uint64_t len_bytes, errcode_t res)
+{
+	struct target_stats *s = &t->stats;
+
+	if (!s->unconfirmed || start_bytes < s->unconfirmed_start)
+		s->unconfirmed_start = start_bytes;
+	s->unconfirmed++;
+	s->unconfirmed_bytes += len_bytes;
+	target_complete(t, start_bytes, len_bytes, res ? res : EIO);
+}
+
 void target_progress(struct target *t)
 {
 	const struct target_stats *s = &t->stats;

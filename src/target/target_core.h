@@ -41,6 +41,14 @@ struct target_stats {
 	uint64_t align_extents;	/* extents too small once aligned */
 	uint64_t zeroed_bytes;	/* TRIM_ZERO_FILL: written with zeros */
 	uint64_t zero_bytes;	/* ... read, zero already, left alone */
+	/*
+	 * Sent to a server (librbd, libnbd) and then failed or never
+	 * answered: the server may have carried them out, in whole or in
+	 * part (target_unconfirmed()); not in requests/bytes above.
+	 */
+	uint64_t unconfirmed;
+	uint64_t unconfirmed_bytes;
+	uint64_t unconfirmed_start;	/* the lowest byte among them */
 };
 
 struct target;
@@ -107,6 +115,15 @@ static inline int target_stopped(const struct target *t)
 /* Account for one completed request: @res is 0 or an errno value. */
 void target_complete(struct target *t, uint64_t start_bytes,
 		     uint64_t len_bytes, errcode_t res);
+
+/*
+ * A request handed to a server whose completion is the failure @res (a
+ * timeout, a connection lost, an error for some of its objects): it may
+ * have been carried out after all, so it is counted apart from those
+ * done and from those never sent, and the run stops as for any failure.
+ */
+void target_unconfirmed(struct target *t, uint64_t start_bytes,
+			uint64_t len_bytes, errcode_t res);
 
 /*
  * A result as the kernel and liburing give it (0, or -errno; anything

@@ -78,11 +78,18 @@ static errcode_t nbd_request(struct target *t, uint64_t start_bytes,
 	return rc == -1 ? nbd_err() : 0;
 }
 
+/*
+ * A failed reply, or none (the connection lost: libnbd fails what was in
+ * flight), is not known undone: the server may have carried it out.
+ */
 static int trim_done(void *user_data, int *error)
 {
 	struct nbd_req *r = user_data;
 
-	target_complete(r->t, r->start, r->len, (errcode_t)*error);
+	if (*error)
+		target_unconfirmed(r->t, r->start, r->len, (errcode_t)*error);
+	else
+		target_complete(r->t, r->start, r->len, 0);
 	return 1;	/* retire the command: nothing more to ask of it */
 }
 

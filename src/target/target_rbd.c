@@ -17,6 +17,10 @@
  *    The size is librbd's own state; the lock is asked of the OSD
  *    (librbd's lock.assert_locked, a round trip).  Otherwise the run stops
  *    with ENOLCK or ERANGE, nothing further sent.
+ *  - a request that fails once sent is not known undone: an OSD that
+ *    stopped answering still holds it and carries it out when it resumes
+ *    (librados's op timeout only gives up waiting), and one request
+ *    spans many objects.  It is counted as unconfirmed, not as untouched.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 
 #include "rbd_io.h"
 #include "target_rbd.h"
+#include "test_pause.h"
 
 #define RBD_DEPTH 64
 /* one request: 1 GiB, a multiple of any granularity librbd takes */
@@ -40,6 +45,7 @@ struct rbd_state {
 	size_t map_n;
 	struct rbd_req q[RBD_DEPTH];	/* in flight, oldest at head */
 	unsigned int head, n;
+	unsigned int sent : 1;		/* a request has gone out */
 };
 
 /* The oldest request in flight done, counted. */
@@ -47,8 +53,12 @@ static void retire_one(struct target *t)
 {
 	struct rbd_state *st = t->priv;
 	struct rbd_req *r = &st->q[st->head];
+	errcode_t res = e2t_rbd_io_wait(r->comp);
 
-	target_complete(t, r->start, r->len, e2t_rbd_io_wait(r->comp));
+	if (res)
+		target_unconfirmed(t, r->start, r->len, res);
+	else
+		target_complete(t, r->start, r->len, 0);
 	st->head = (st->head + 1) % RBD_DEPTH;
 	st->n--;
 }
@@ -61,6 +71,14 @@ static errcode_t start(struct target *t, uint64_t start_bytes,
 
 	if (err)
 		return err;
+	/*
+	 * E2TRIM_TEST_PAUSE=rbd-request: held once, checked and not yet
+	 * sent, so that a test can stop an OSD with a request on its way
+	 */
+	if (!st->sent) {
+		st->sent = 1;
+		test_pause_point("rbd-request", e2t_rbd_io_name(st->io));
+	}
 	return e2t_rbd_io_discard_start(st->io, t->base_bytes + start_bytes,
 				    len_bytes, t->mode == TRIM_ZEROOUT, comp);
 }
@@ -71,7 +89,12 @@ static errcode_t rbd_request(struct target *t, uint64_t start_bytes,
 	void *comp;
 	errcode_t err = start(t, start_bytes, len_bytes, &comp);
 
-	return err ? err : e2t_rbd_io_wait(comp);
+	if (err)
+		return err;
+	err = e2t_rbd_io_wait(comp);
+	if (err)
+		target_unconfirmed(t, start_bytes, len_bytes, err);
+	return err;
 }
 
 static errcode_t rbd_submit(struct target *t, uint64_t start_bytes,
@@ -158,7 +181,7 @@ static void rbd_target_close(struct target *t)
 {
 	struct rbd_state *st = t->priv;
 
-	/* a run stopped early: what is in flight lands before the close */
+	/* a run stopped early: what is in flight is waited for, counted */
 	while (st->n)
 		retire_one(t);
 	free(st);
