@@ -34,7 +34,7 @@ own_images unconf
 : "${CEPH_DIR:?run through tests/ceph/run.sh}"
 IMG=rbd/unconf
 read -r osd osd_pid < <(awk '/^osd\./ {print $1, $2; exit}' "$CEPH_DIR/pids")
-[ -n "${osd_pid:-}" ] && kill -0 "$osd_pid" || fail "no running OSD in $CEPH_DIR/pids"
+{ [ -n "${osd_pid:-}" ] && kill -0 "$osd_pid"; } || fail "no running OSD in $CEPH_DIR/pids"
 STOPPED=
 # shellcheck disable=SC2317  # called by the trap
 go_on() { [ -z "$STOPPED" ] || kill -CONT "$osd_pid" 2>/dev/null; STOPPED=; }
@@ -89,6 +89,11 @@ PAUSE_STAGE=rbd-request pause_e2trim -v "$SPEC"
 [ -n "$(locks)" ] || fail "e2trim holds no lock at its first request"
 kill -STOP "$osd_pid" || fail "cannot stop $osd"
 STOPPED=1
+# the signal is sent, not yet taken: every thread of the OSD stopped
+# (state T) before e2trim sends anything
+# shellcheck disable=SC2317  # called through until_event
+osd_stopped() { awk '{ sub(/.*\) /, ""); if ($1 != "T" && $1 != "t") exit 1 }' /proc/"$osd_pid"/task/*/stat; }
+until_event "every thread of $osd stopped" osd_stopped
 pause_release 1
 until_event "e2trim looking for its own lock" asking_own
 go_on
@@ -103,7 +108,7 @@ read -r from bytes reqs nu ubytes ufrom < <(sed -n "s/$re/\1 \2 \3 \4 \5 \6/p" "
 [ -n "${ufrom:-}" ] || fail "the message counts no request sent and not confirmed (it says: $(tail -1 "$ERR"))"
 # at least the one held at the pause point; librbd may take a few more
 # before a check of e2trim's fails
-[ "$nu" -ge 1 ] && [ "$ubytes" -gt 0 ] || fail "$nu requests of $ubytes bytes unconfirmed: at least one was on its way"
+{ [ "$nu" -ge 1 ] && [ "$ubytes" -gt 0 ]; } || fail "$nu requests of $ubytes bytes unconfirmed: at least one was on its way"
 
 rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
 read -r changed first last < <(python3 - "$T/fs.img" "$T/x.img" <<'PY'
