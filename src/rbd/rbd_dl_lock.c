@@ -20,6 +20,7 @@
 
 #include "rbd_dl_int.h"
 #include "rbd_dl_lock.h"
+#include "test_pause.h"
 
 /* waits of e2trim's own: a lock request, a release at a stop */
 #define LOCK_WAIT_S 60
@@ -164,6 +165,8 @@ errcode_t e2t_rbd_dl_io_lock(struct rbd_dl *d)
 	err = e2t_rbd_dl_io_header_version(d, &ver);
 	if (err)
 		return err;
+	/* E2TRIM_TEST_PAUSE=rbd-lock: a test stalls the cluster here */
+	test_pause_point("rbd-lock", d->header);
 	/* stopped already: nothing asked, nothing left running */
 	if (d->stop && *d->stop)
 		return EINTR;

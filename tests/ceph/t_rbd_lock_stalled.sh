@@ -1,0 +1,93 @@
+#!/bin/bash
+# A stop while e2trim's lock request is never answered (issue 46, point
+# 4): every check passed on the read-only open, e2trim is held right
+# before it asks for the exclusive lock (pause point rbd-lock), and the
+# cluster stops answering (`ceph osd pause`: every client's requests
+# wait in the client).  The name sets librados' timeouts to 0 (none), so
+# only e2trim's own wait bounds the request.  Events, never a time: e2trim's
+# client has the paused map (its objecter's map_epoch, through its own
+# admin socket), then is let go and is seen waiting for the header
+# (objecter_requests); then SIGTERM.  It must end with 130 by its own
+# wait's look at the stop (not by the command's stop watch, which ends
+# the process 10 s after a stop and says so; its 60 s bound for a lock
+# request would end it with another code), and
+# once the cluster answers again no lock is left and the image is as
+# imported.
+# e2e: no-sanitize (the stuck connection is left to the process's end on purpose: librbd's own objects then read as leaks)
+. "$(dirname "$0")/ceph_lib.sh"
+own_images lockstall
+IMG=rbd/lockstall
+{
+	cat "$C"
+	printf '[client]\nadmin_socket = %s\n' "$T/e2trim.asok"
+} >"$T/e2trim.conf"
+chmod 600 "$T/e2trim.conf"
+SPEC="rbd:$IMG:conf=$T/e2trim.conf:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
+PAUSED_OSD=
+# shellcheck disable=SC2317  # called by the trap
+unpause() { [ -z "$PAUSED_OSD" ] || ceph -c "$C" osd unpause >/dev/null 2>&1; PAUSED_OSD=; }
+# shellcheck disable=SC2317  # called by the trap
+on_exit() { local rc=$?; unpause; ceph_exit "$rc"; }
+trap on_exit EXIT
+
+mkfs "$T/fs.img" 128M -t ext4 -b 4096
+age "$T/fs.img" 5
+rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
+sha0=$(sha_of "$T/fs.img")
+id=$(rbd -c "$C" info --format json "$IMG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
+for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'; }
+# shellcheck disable=SC2317  # called by has_map and waits_on_header
+asok() { ceph --admin-daemon "$T/e2trim.asok" "$@" 2>/dev/null; }
+# shellcheck disable=SC2317  # called through until_event
+has_map() {
+	asok perf dump objecter | python3 -c '
+import json, sys
+try:
+    e = json.load(sys.stdin)["objecter"]["map_epoch"]
+except (ValueError, KeyError):
+    sys.exit(1)
+sys.exit(e < int(sys.argv[1]))' "$epoch"
+}
+# shellcheck disable=SC2317  # called through until_event
+waits_on_header() {
+	asok objecter_requests | python3 -c '
+import json, sys
+try:
+    ops = json.load(sys.stdin).get("ops", [])
+except ValueError:
+    sys.exit(1)
+sys.exit(not any(o.get("object_id") == sys.argv[1] for o in ops))' "rbd_header.$id"
+}
+until_event() {
+	local what=$1 end=$((SECONDS + 120))
+	shift
+	until "$@"; do
+		[ ! -s "$PAUSE.rc" ] || return 0
+		[ "$SECONDS" -lt "$end" ] || fail "$what: not seen within 120 s"
+		sleep 0.1
+	done
+}
+
+PAUSE_STAGE=rbd-lock pause_e2trim "$SPEC"
+assert_eq "$(locks)" "" "locks before e2trim asks for one"
+ceph -c "$C" osd pause >/dev/null 2>&1 || fail "ceph osd pause"
+PAUSED_OSD=1
+epoch=$(ceph -c "$C" osd dump --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["epoch"])')
+until_event "e2trim's client with the paused map (epoch $epoch)" has_map
+pause_release 1
+until_event "e2trim's lock request waiting" waits_on_header
+kill -TERM "$(cat "$PAUSE.pid")"
+resume_e2trim
+cat "$ERR"
+assert_rc 130 "SIGTERM while the lock request is not answered"
+# the library's own wait obeyed it, not the command's last resort (its
+# stop watch ends the process 10 s after a stop and says so)
+! grep -q "still waiting for the Ceph cluster" "$ERR" ||
+	fail "the lock request did not obey the stop: the command's stop watch ended the process"
+unpause
+assert_eq "$(locks)" "" "locks once the cluster answers again"
+rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
+assert_eq "$(sha_of "$T/x.img")" "$sha0" "the image after the stop"
+note "SIGTERM with the lock request unanswered: 130 ($(tail -1 "$ERR")), no lock, image as imported"
+exit 0
