@@ -12,6 +12,8 @@
  *  - the first failure is the one reported (t->error, t->error_start);
  *  - stats count exactly the requests that completed successfully, so a
  *    partial report is honest;
+ *  - requests a server was handed and then lost (target_unconfirmed())
+ *    are counted apart from those, with their bytes and lowest start;
  *  - nothing is issued once a failure is seen, or once the stop flag is set;
  *  - every request is aligned to the granularity (from align_offset) and
  *    no larger than max_bytes, also where an extent is split;
@@ -50,6 +52,12 @@ struct fake {
 	uint64_t ok_requests, ok_bytes;
 	/* asynchronous: requests done + 1 .. nreq are in flight */
 	unsigned int done;
+	/*
+	 * the connection lost once request lost_from (from 1) is the oldest
+	 * in flight: all in flight fail at once, newest first, as libnbd
+	 * fails its commands (0: never)
+	 */
+	unsigned int lost_from;
 	int error_seen;			/* submit/finish returned an error */
 	/* data ranges [a, b) of the image; NULL: no next_data */
 	const uint64_t (*data)[2];
@@ -112,13 +120,28 @@ static void complete_oldest(struct fake *f)
 	target_complete(&f->t, f->start[i], f->len[i], target_kernel_res(res));
 }
 
+/* The oldest request in flight completes, or the connection is lost. */
+static void complete_next(struct fake *f)
+{
+	unsigned int i;
+
+	if (!f->lost_from || f->done + 1 < f->lost_from) {
+		complete_oldest(f);
+		return;
+	}
+	for (i = f->nreq; i > f->done; i--)
+		target_unconfirmed(&f->t, f->start[i - 1], f->len[i - 1],
+				   ENOTCONN);
+	f->done = f->nreq;
+}
+
 static errcode_t fake_submit(struct target *t, uint64_t start, uint64_t len)
 {
 	struct fake *f = t->priv;
 
 	assert_false(f->error_seen);
 	if (f->nreq - f->done == FAKE_DEPTH)
-		complete_oldest(f);
+		complete_next(f);
 	/* like io_uring's: a failure seen while waiting queues nothing */
 	if (!t->error)
 		record(f, start, len);
@@ -132,7 +155,7 @@ static errcode_t fake_finish(struct target *t)
 	struct fake *f = t->priv;
 
 	while (f->done < f->nreq)
-		complete_oldest(f);
+		complete_next(f);
 	return t->error;
 }
 
@@ -386,6 +409,47 @@ static void test_complete_first_error_wins(void **state)
 	assert_int_equal(f.t.stats.bytes, 0);
 }
 
+/*
+ * The connection lost with requests 3, 4 and 5 in flight: they are
+ * unconfirmed (the server may have carried them out), counted apart from
+ * the two done, from the lowest start among them although the newest
+ * failed first; t->error is that first failure, kept; nothing more goes.
+ */
+static void test_async_unconfirmed(void **state)
+{
+	struct fake f;
+
+	(void)state;
+	fake_init(&f, &async_ops, 4 * K, 0, 64 * K);
+	f.lost_from = 3;
+	assert_int_equal(drive(&f, plan, PLAN_N), ENOTCONN);
+	assert_int_equal(f.nreq, 2 + FAKE_DEPTH);
+	assert_int_equal(f.done, f.nreq);
+	assert_issued_as_planned(&f);
+	assert_int_equal(f.t.stats.requests, 2);
+	assert_int_equal(f.t.stats.bytes, 16 * K + 64 * K);
+	assert_int_equal(f.t.stats.bytes, f.ok_bytes);
+	assert_int_equal(f.t.stats.unconfirmed, 3);
+	assert_int_equal(f.t.stats.unconfirmed_bytes, 64 * K + 32 * K + 8 * K);
+	assert_int_equal(f.t.stats.unconfirmed_start, 96 * K);
+	assert_int_equal(f.t.error, ENOTCONN);
+	assert_int_equal(f.t.error_start, 1 * M);
+
+	/* no errno given is still a failure; a later one changes no error */
+	fake_init(&f, &sync_ops, 1, 0, 0);
+	target_unconfirmed(&f.t, 8192, 4096, 0);
+	target_unconfirmed(&f.t, 4096, 1024, ETIMEDOUT);
+	target_unconfirmed(&f.t, 12288, 4096, ENOTCONN);
+	target_complete(&f.t, 0, 4096, 0);
+	assert_int_equal(f.t.error, EIO);
+	assert_int_equal(f.t.error_start, 8192);
+	assert_int_equal(f.t.stats.unconfirmed, 3);
+	assert_int_equal(f.t.stats.unconfirmed_bytes, 9216);
+	assert_int_equal(f.t.stats.unconfirmed_start, 4096);
+	assert_int_equal(f.t.stats.requests, 1);
+	assert_int_equal(f.t.stats.bytes, 4096);
+}
+
 /* ------------------------------------------------------------------ */
 /* Alignment and splitting */
 
@@ -635,6 +699,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_async_faults, teardown),
 		cmocka_unit_test_teardown(test_complete_first_error_wins,
 					  teardown),
+		cmocka_unit_test_teardown(test_async_unconfirmed, teardown),
 		cmocka_unit_test_teardown(test_align_inward, teardown),
 		cmocka_unit_test_teardown(test_align_offset, teardown),
 		cmocka_unit_test_teardown(test_split_max_bytes, teardown),
