@@ -76,3 +76,79 @@ assert_rc() {
 	fi
 	[ "$RC" = "$1" ] || { cat "$ERR" >&2; fail "$2: exit $RC, expected $1"; }
 }
+
+# --- what the tests of a stalled cluster share (t_rbd_watch_lost,
+# t_rbd_unconfirmed, t_rbd_lock_stalled, t_rbd_stop_stalled) ---
+
+# locks_of IMAGE: its locks, "ID<TAB>LOCKER" a line, as rbd lock ls says
+locks_of() {
+	rbd -c "$C" lock ls --format json "$1" | python3 -c 'import json,sys
+for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'
+}
+
+# image_id IMAGE: its id (the header object is rbd_header.<id>)
+image_id() {
+	rbd -c "$C" info --format json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+}
+
+# asok_conf [LINE...]: $T/e2trim.conf, the cluster's conf with an admin
+# socket for e2trim's own client ($T/e2trim.asok, to see what it waits
+# for) and LINEs more in its [client] section
+asok_conf() {
+	{
+		cat "$C"
+		printf '[client]\nadmin_socket = %s\n' "$T/e2trim.asok"
+		[ $# -eq 0 ] || printf '%s\n' "$@"
+	} >"$T/e2trim.conf"
+	chmod 600 "$T/e2trim.conf"
+}
+
+# e2trim_waits_on OBJECT [OP]: e2trim's client (asok_conf) has a request
+# on OBJECT in flight; with OP, one of that single op alone ("call
+# lock.get_info": its own look for its lock)
+# shellcheck disable=SC2317  # called through until_event
+e2trim_waits_on() {
+	ceph --admin-daemon "$T/e2trim.asok" objecter_requests 2>/dev/null | python3 -c '
+import json, sys
+try:
+    ops = json.load(sys.stdin).get("ops", [])
+except ValueError:
+    sys.exit(1)
+obj, op = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
+sys.exit(not any(o.get("object_id") == obj and (not op or (
+    len(o.get("osd_ops", [])) == 1 and o["osd_ops"][0].startswith(op))) for o in ops))' "$@"
+}
+
+# until_event WHAT CMD...: poll CMD under a generous guard (never a
+# timing: 120 s only says the event never came); the held e2trim's end
+# (pause_e2trim's $PAUSE.rc) ends the wait too, what it left is judged
+until_event() {
+	local what=$1 end=$((SECONDS + 120))
+	shift
+	until "$@"; do
+		[ ! -s "$PAUSE.rc" ] || return 0
+		[ "$SECONDS" -lt "$end" ] || fail "$what: not seen within 120 s"
+		sleep 0.1
+	done
+}
+
+# blocks_changed A B: "BYTES FIRST END" of the 4 KiB blocks in which
+# files A and B differ (FIRST -1 and END 0 when none do)
+blocks_changed() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+a, b = (open(p, "rb") for p in sys.argv[1:3])
+n = end = off = 0
+first = -1
+while True:
+    x, y = a.read(4096), b.read(4096)
+    if not x:
+        break
+    if x != y:
+        n += 4096
+        first = off if first < 0 else first
+        end = off + 4096
+    off += 4096
+print(n, first, end)
+PY
+}

@@ -17,11 +17,8 @@
 . "$(dirname "$0")/ceph_lib.sh"
 own_images lockstall
 IMG=rbd/lockstall
-{
-	cat "$C"
-	printf '[client]\nadmin_socket = %s\n' "$T/e2trim.asok"
-} >"$T/e2trim.conf"
-chmod 600 "$T/e2trim.conf"
+# shellcheck disable=SC2119  # no [client] lines more
+asok_conf
 SPEC="rbd:$IMG:conf=$T/e2trim.conf:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
 PAUSED_OSD=
 # shellcheck disable=SC2317  # called by the trap
@@ -34,14 +31,11 @@ mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
 rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
 sha0=$(sha_of "$T/fs.img")
-id=$(rbd -c "$C" info --format json "$IMG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
-for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'; }
-# shellcheck disable=SC2317  # called by has_map and waits_on_header
-asok() { ceph --admin-daemon "$T/e2trim.asok" "$@" 2>/dev/null; }
+id=$(image_id "$IMG")
+locks() { locks_of "$IMG"; }
 # shellcheck disable=SC2317  # called through until_event
 has_map() {
-	asok perf dump objecter | python3 -c '
+	ceph --admin-daemon "$T/e2trim.asok" perf dump objecter 2>/dev/null | python3 -c '
 import json, sys
 try:
     e = json.load(sys.stdin)["objecter"]["map_epoch"]
@@ -50,24 +44,7 @@ except (ValueError, KeyError):
 sys.exit(e < int(sys.argv[1]))' "$epoch"
 }
 # shellcheck disable=SC2317  # called through until_event
-waits_on_header() {
-	asok objecter_requests | python3 -c '
-import json, sys
-try:
-    ops = json.load(sys.stdin).get("ops", [])
-except ValueError:
-    sys.exit(1)
-sys.exit(not any(o.get("object_id") == sys.argv[1] for o in ops))' "rbd_header.$id"
-}
-until_event() {
-	local what=$1 end=$((SECONDS + 120))
-	shift
-	until "$@"; do
-		[ ! -s "$PAUSE.rc" ] || return 0
-		[ "$SECONDS" -lt "$end" ] || fail "$what: not seen within 120 s"
-		sleep 0.1
-	done
-}
+waits_on_header() { e2trim_waits_on "rbd_header.$id"; }
 
 PAUSE_STAGE=rbd-lock pause_e2trim "$SPEC"
 assert_eq "$(locks)" "" "locks before e2trim asks for one"

@@ -26,8 +26,7 @@ mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
 rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
 sha0=$(sha_of "$T/fs.img")
-locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
-for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'; }
+locks() { locks_of "$IMG"; }
 
 pause_e2trim "$SPEC"
 [ -n "$(locks)" ] || fail "e2trim holds no lock at the trim's start"

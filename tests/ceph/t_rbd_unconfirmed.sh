@@ -46,44 +46,19 @@ on_exit() {
 }
 trap on_exit EXIT
 
-{
-	cat "$C"
-	printf '[client]\nadmin_socket = %s\n' "$T/e2trim.asok"
-} >"$T/e2trim.conf"
-chmod 600 "$T/e2trim.conf"
+# shellcheck disable=SC2119  # no [client] lines more
+asok_conf
 SPEC="rbd:$IMG:conf=$T/e2trim.conf:rados_osd_op_timeout=5"
 
 mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
 rbd -c "$C" import --no-progress --image-feature layering,exclusive-lock \
 	"$T/fs.img" "$IMG" || fail "rbd import"
-id=$(rbd -c "$C" info --format json "$IMG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
-for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'; }
-# asking_own: e2trim's client waits for the header's lockers alone (its
-# own look for its lock, once librbd's release gave up)
+id=$(image_id "$IMG")
+locks() { locks_of "$IMG"; }
+# e2trim's own look for its lock, once librbd's release gave up
 # shellcheck disable=SC2317  # called through until_event
-asking_own() {
-	ceph --admin-daemon "$T/e2trim.asok" objecter_requests 2>/dev/null | python3 -c '
-import json, sys
-try:
-    ops = json.load(sys.stdin).get("ops", [])
-except ValueError:
-    sys.exit(1)
-sys.exit(not any(o.get("object_id") == sys.argv[1] and len(o.get("osd_ops", [])) == 1
-		 and o["osd_ops"][0].startswith("call lock.get_info") for o in ops))' "rbd_header.$id"
-}
-# until_event WHAT CMD...: poll CMD under a generous guard (never a
-# timing); e2trim's end ends the wait too (what it left is then judged)
-until_event() {
-	local what=$1 end=$((SECONDS + 120))
-	shift
-	until "$@"; do
-		[ ! -s "$PAUSE.rc" ] || return 0
-		[ "$SECONDS" -lt "$end" ] || fail "$what: not seen within 120 s"
-		sleep 0.1
-	done
-}
+asking_own() { e2trim_waits_on "rbd_header.$id" "call lock.get_info"; }
 
 PAUSE_STAGE=rbd-request pause_e2trim -v "$SPEC"
 [ -n "$(locks)" ] || fail "e2trim holds no lock at its first request"
@@ -111,24 +86,7 @@ read -r from bytes reqs nu ubytes ufrom < <(sed -n "s/$re/\1 \2 \3 \4 \5 \6/p" "
 { [ "$nu" -ge 1 ] && [ "$ubytes" -gt 0 ]; } || fail "$nu requests of $ubytes bytes unconfirmed: at least one was on its way"
 
 rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
-read -r changed first last < <(python3 - "$T/fs.img" "$T/x.img" <<'PY'
-import sys
-a, b = (open(p, "rb") for p in sys.argv[1:3])
-n = last = 0
-first = -1
-off = 0
-while True:
-    x, y = a.read(4096), b.read(4096)
-    if not x:
-        break
-    if x != y:
-        n += 4096
-        first = off if first < 0 else first
-        last = off + 4096
-    off += 4096
-print(n, first, last)
-PY
-)
+read -r changed first last < <(blocks_changed "$T/fs.img" "$T/x.img")
 rm -f "$T/x.img"
 [ "$changed" -gt "$bytes" ] ||
 	fail "the image changed by $changed bytes, no more than the $bytes reported trimmed: the request on its way was not carried out, the test shows nothing"

@@ -44,19 +44,14 @@ trap on_exit EXIT
 
 # e2trim's own conf: the cluster's, its watch pinged every second, and
 # an admin socket of its own to see what its client waits for
-{
-	cat "$C"
-	printf '[client]\nobjecter_tick_interval = 1\nadmin_socket = %s\n' "$T/e2trim.asok"
-} >"$T/e2trim.conf"
-chmod 600 "$T/e2trim.conf"
+asok_conf "objecter_tick_interval = 1"
 SPEC="rbd:$IMG:conf=$T/e2trim.conf:rados_osd_op_timeout=5"
 
 mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
 rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
-id=$(rbd -c "$C" info --format json "$IMG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-locks() { rbd -c "$C" lock ls --format json "$IMG" | python3 -c 'import json,sys
-for l in json.load(sys.stdin) or []: print(l["id"] + "\t" + l["locker"])'; }
+id=$(image_id "$IMG")
+locks() { locks_of "$IMG"; }
 # watched: is the header watched, as the OSD itself says (no client op,
 # which the pause would hold)
 watched() { ceph --admin-daemon "$OSD_ASOK" dump_watchers | grep -q "rbd_header\.$id"; }
@@ -64,27 +59,7 @@ watched() { ceph --admin-daemon "$OSD_ASOK" dump_watchers | grep -q "rbd_header\
 # own look for its lock, after librbd's release: librbd asks for them
 # only with other calls, or to take the lock)
 # shellcheck disable=SC2317  # called through until_event
-asking_own() {
-	ceph --admin-daemon "$T/e2trim.asok" objecter_requests 2>/dev/null | python3 -c '
-import json, sys
-try:
-    ops = json.load(sys.stdin).get("ops", [])
-except ValueError:
-    sys.exit(1)
-sys.exit(not any(o.get("object_id") == sys.argv[1] and len(o.get("osd_ops", [])) == 1
-		 and o["osd_ops"][0].startswith("call lock.get_info") for o in ops))' "rbd_header.$id"
-}
-# until_event WHAT CMD...: poll CMD, under a generous guard (never a
-# timing); e2trim's end ends the wait too (what it left is then judged)
-until_event() {
-	local what=$1 end=$((SECONDS + 120))
-	shift
-	until "$@"; do
-		[ ! -s "$PAUSE.rc" ] || return 0
-		[ "$SECONDS" -lt "$end" ] || fail "$what: not seen within 120 s"
-		sleep 0.1
-	done
-}
+asking_own() { e2trim_waits_on "rbd_header.$id" "call lock.get_info"; }
 # shellcheck disable=SC2317  # called through until_event
 unwatched() { ! watched; }
 
@@ -110,22 +85,7 @@ read -r bytes reqs from < <(sed -n 's/.*nothing was sent from byte \([0-9]*\) on
 [ -n "${from:-}" ] || fail "the message gives no byte nor counts"
 { [ "$bytes" -gt 0 ] && [ "$reqs" -gt 0 ]; } || fail "the message says $bytes bytes in $reqs requests: requests had gone out"
 rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
-read -r changed last < <(python3 - "$T/fs.img" "$T/x.img" <<'PY'
-import sys
-a, b = (open(p, "rb") for p in sys.argv[1:3])
-n = last = 0
-off = 0
-while True:
-    x, y = a.read(4096), b.read(4096)
-    if not x:
-        break
-    if x != y:
-        n += 4096
-        last = off + 4096
-    off += 4096
-print(n, last)
-PY
-)
+read -r changed _ last < <(blocks_changed "$T/fs.img" "$T/x.img")
 assert_eq "$changed" "$bytes" "bytes that changed in the image against the bytes reported trimmed"
 [ "$last" -le "$from" ] || fail "a byte changed at $last, after byte $from, from which nothing was sent"
 rm -f "$T/x.img"
