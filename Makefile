@@ -112,7 +112,7 @@ FAMILIES := partition nbd target verify bitmaps host rbd checks open
 LIB_SRCS := src/plan.c \
 	    $(addprefix src/bitmaps/,free_runs.c bitmap.c) \
 	    $(addprefix src/host/,sysfs.c run_cmd.c run_cmd_many.c \
-		kept_buf.c io_readonly.c ramfs_io.c test_pause.c) \
+		kept_buf.c io_readonly.c ramfs_io.c test_pause.c proc_fds.c) \
 	    src/errors.c src/fix.c src/options.c \
 	    $(addprefix src/partition/,partition_read.c partition_table.c \
 		partition_gpt.c partition_mbr.c partition.c \

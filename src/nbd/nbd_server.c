@@ -11,71 +11,52 @@
  * server gets a fresh one, nbd_io.c), and must hold the image file
  * e2trim opened, by device and inode.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "nbd_server.h"
+#include "proc_fds.h"
 
-/*
- * Is /proc/@pid/fd/@fd the file (@dev, @ino)?  Every process's stderr is
- * looked at: statx with AT_STATX_DONT_SYNC asks no server for a file on a
- * FUSE or network mount (one that hangs would hang a plain stat()), as
- * open_paths_scan.c does; the device and inode never change anyway.
- */
-static int fd_is(const char *pid, const char *fd, dev_t dev, ino_t ino)
+struct server_find {
+	const struct nbd_conn *c;
+	dev_t dev;
+	ino_t ino;
+	int held;
+};
+
+static int holds_image(pid_t pid, const char *fd, const struct statx *sx,
+		       void *ctx)
 {
-	char path[PATH_MAX];
-	struct statx sx;
+	const struct server_find *sf = ctx;
 
-	snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, fd);
-	return !statx(AT_FDCWD, path, AT_STATX_DONT_SYNC, STATX_INO, &sx) &&
-	       makedev(sx.stx_dev_major, sx.stx_dev_minor) == dev &&
-	       sx.stx_ino == ino;
+	(void)pid;
+	(void)fd;
+	return proc_statx_is(sx, sf->dev, sf->ino);
 }
 
-/* Has process @pid any descriptor on (@dev, @ino)? */
-static int any_fd_is(const char *pid, dev_t dev, ino_t ino)
+/*
+ * The server is the process whose stderr is its own file: then whether
+ * it holds the image (1 stops the walk: found, one way or the other).
+ */
+static int server_is(pid_t pid, void *ctx)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *dir;
-	int found = 0;
+	struct server_find *sf = ctx;
+	struct statx sx;
 
-	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	dir = opendir(path);
-	while (dir && !found && (de = readdir(dir)))
-		found = de->d_name[0] != '.' && fd_is(pid, de->d_name, dev, ino);
-	if (dir)
-		closedir(dir);
-	return found;
+	if (!proc_fd_statx(pid, "2", &sx) ||
+	    !proc_statx_is(&sx, sf->c->err_dev, sf->c->err_ino))
+		return 0;
+	sf->held = proc_each_fd(pid, holds_image, sf);
+	return 1;
 }
 
 errcode_t e2t_nbd_server_holds(const struct nbd_conn *c, dev_t dev, ino_t ino,
 			   int *held)
 {
-	struct dirent *de;
-	DIR *dir;
-	errcode_t ret = ENOENT;
+	struct server_find sf = { c, dev, ino, 0 };
 
 	*held = 0;
-	if (!c->err_ino)
+	if (!c->err_ino || !proc_each_pid(server_is, &sf))
 		return ENOENT;
-	dir = opendir("/proc");
-	if (!dir)
-		return ENOENT;
-	while (ret && (de = readdir(dir))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
-		    !fd_is(de->d_name, "2", c->err_dev, c->err_ino))
-			continue;
-		*held = any_fd_is(de->d_name, dev, ino);
-		ret = 0;
-	}
-	closedir(dir);
-	return ret;
+	*held = sf.held;
+	return 0;
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "open_paths_scan.h"
+#include "proc_fds.h"
 #include "sysfs.h"
 
 /* /dev/fuse is char 10:229 (Documentation/admin-guide/devices.txt) */
@@ -102,10 +103,18 @@ struct proc_find {
 };
 
 struct scan {
+	struct e2trim *t;
 	const struct hold_bytes *m;
 	const dev_t *rdevs;
 	unsigned int nrdevs;
 	pid_t self;
+	errcode_t err;		/* the refusal that stopped the walk */
+};
+
+/* one process looked at: what it holds of the bytes */
+struct proc_look {
+	const struct scan *s;
+	struct proc_find pf;
 };
 
 /* fdinfo's "flags:" (octal); 0 if unreadable. */
@@ -135,43 +144,36 @@ static int is_rdev(const struct scan *s, dev_t rdev)
 	return 0;
 }
 
-/*
- * Descriptor @fd of @pid: the file, one of the devices, /dev/fuse?
- * statx() with AT_STATX_DONT_SYNC: FUSE and NFS answer from the
- * attributes they have, asking no server (one that hangs would hang a
- * plain stat()); the device and inode never change anyway.
- */
-static void look_at_fd(const struct scan *s, pid_t pid, const char *fd,
-		       struct proc_find *pf)
+/* Descriptor @fd of @pid (proc_fds.c looked at it): the file, a device, /dev/fuse? */
+static int look_at_fd(pid_t pid, const char *fd, const struct statx *sx,
+		      void *ctx)
 {
-	char path[320];
-	struct statx sx;
-	dev_t rdev;
+	struct proc_look *pl = ctx;
+	const struct scan *s = pl->s;
+	struct proc_find *pf = &pl->pf;
+	dev_t rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	char path[64];
 	int flags = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, fd);
-	if (statx(AT_FDCWD, path, AT_STATX_DONT_SYNC,
-		  STATX_TYPE | STATX_INO, &sx))
-		return;
-	rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
-	if (S_ISCHR(sx.stx_mode) &&
+	if (S_ISCHR(sx->stx_mode) &&
 	    rdev == makedev(FUSE_DEV_MAJOR, FUSE_DEV_MINOR)) {
 		pf->has_fuse = 1;
-		return;
+		return 0;
 	}
-	if (!(S_ISREG(sx.stx_mode) && sx.stx_ino == s->m->ino &&
-	      makedev(sx.stx_dev_major, sx.stx_dev_minor) == s->m->dev) &&
-	    !(S_ISBLK(sx.stx_mode) && is_rdev(s, rdev)))
-		return;
+	if (!(S_ISREG(sx->stx_mode) && proc_statx_is(sx, s->m->dev, s->m->ino)) &&
+	    !(S_ISBLK(sx->stx_mode) && is_rdev(s, rdev)))
+		return 0;
 	pf->holds_path = 1;
-	if ((pf->writes_file || (pf->writes && S_ISBLK(sx.stx_mode))) ||
+	if ((pf->writes_file || (pf->writes && S_ISBLK(sx->stx_mode))) ||
 	    !fd_flags(pid, fd, &flags) || (flags & O_ACCMODE) == O_RDONLY)
-		return;
+		return 0;
 	pf->writes = 1;
-	pf->writes_file = !S_ISBLK(sx.stx_mode);
+	pf->writes_file = !S_ISBLK(sx->stx_mode);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, fd);
 	n = readlink(path, pf->what, sizeof(pf->what) - 1);
 	pf->what[n > 0 ? n : 0] = '\0';
+	return 0;
 }
 
 /* @pid's parent, or -1. */
@@ -262,25 +264,6 @@ static errcode_t refuse_fuse(struct e2trim *t, pid_t pid, const char *comm)
 			"pid %d: unmount its mount first", comm, (int)pid);
 }
 
-/* What @pid holds of the bytes. */
-static void find_in_proc(const struct scan *s, pid_t pid,
-			 struct proc_find *pf)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *dir;
-
-	memset(pf, 0, sizeof(*pf));
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			look_at_fd(s, pid, de->d_name, pf);
-	closedir(dir);
-}
-
 /*
  * util-linux's loop set-up (losetup -f, mount -o loop) asks the kernel
  * for a free loop device and opens it read-write; when another process
@@ -302,44 +285,42 @@ static int loop_setup_only(pid_t pid)
 }
 
 /* One process: 0, or its refusal. */
-static errcode_t look_at_proc(struct e2trim *t, const struct scan *s,
-			      pid_t pid)
+static errcode_t look_at_proc(const struct scan *s, pid_t pid)
 {
-	struct proc_find pf;
+	struct proc_look pl = { .s = s };
+	struct proc_find *pf = &pl.pf;
 	char comm[64];
 
-	find_in_proc(s, pid, &pf);
-	if ((!pf.writes && !(pf.holds_path && pf.has_fuse)) ||
+	proc_each_fd(pid, look_at_fd, &pl);
+	if ((!pf->writes && !(pf->holds_path && pf->has_fuse)) ||
 	    parent_of(pid) == s->self)
 		return 0;
-	if (!pf.writes_file && !(pf.holds_path && pf.has_fuse) &&
+	if (!pf->writes_file && !(pf->holds_path && pf->has_fuse) &&
 	    loop_setup_only(pid))
 		return 0;
 	comm_of(pid, comm, sizeof(comm));
-	if (pf.holds_path && pf.has_fuse)
-		return refuse_fuse(t, pid, comm);
-	return lib_fail(t, E2TRIM_ERR_BUSY, "%s is open for writing by %s, "
-			"pid %d", pf.what, comm, (int)pid);
+	if (pf->holds_path && pf->has_fuse)
+		return refuse_fuse(s->t, pid, comm);
+	return lib_fail(s->t, E2TRIM_ERR_BUSY, "%s is open for writing by "
+			"%s, pid %d", pf->what, comm, (int)pid);
+}
+
+/* proc_each_pid()'s callback: 1 stops it at a refusal, kept in s->err */
+static int look_at_pid(pid_t pid, void *ctx)
+{
+	struct scan *s = ctx;
+
+	s->err = look_at_proc(s, pid);
+	return s->err != 0;
 }
 
 errcode_t open_paths_scan(struct e2trim *t, const struct hold_bytes *m,
 			  const dev_t *rdevs, unsigned int nrdevs)
 {
-	struct scan s = { m, rdevs, nrdevs, getpid() };
-	struct dirent *de;
-	errcode_t ret = 0;
-	DIR *dir;
+	struct scan s = { t, m, rdevs, nrdevs, getpid(), 0 };
 
-	dir = opendir("/proc");
-	while (dir && !ret && (de = readdir(dir))) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-
-		if (isdigit((unsigned char)de->d_name[0]) && pid != s.self)
-			ret = look_at_proc(t, &s, pid);
-	}
-	if (dir)
-		closedir(dir);
-	return ret;
+	proc_each_pid(look_at_pid, &s);
+	return s.err;
 }
 
 struct dev_mount {
