@@ -42,9 +42,24 @@ own_images() {
 	OWN_IMAGES+=("$@")
 	for n in "$@"; do rbd_gone "$n"; done
 }
+# cluster_pause: every client's requests wait in the client (ceph osd
+# pause), as with OSDs gone; cluster_unpause ends it, and so does the
+# test's end, pass or fail, so that the next test finds a cluster that
+# answers
+PAUSED_OSD=
+cluster_pause() {
+	ceph -c "$C" osd pause >/dev/null 2>&1 || fail "ceph osd pause"
+	PAUSED_OSD=1
+}
+# shellcheck disable=SC2317  # also called by the trap
+cluster_unpause() {
+	[ -z "$PAUSED_OSD" ] || ceph -c "$C" osd unpause >/dev/null 2>&1
+	PAUSED_OSD=
+}
 # shellcheck disable=SC2317  # called by the trap
 ceph_exit() {
 	local rc=${1:-$?} n
+	cluster_unpause
 	# the test's servers first (cleanup()), so that nothing watches them
 	cleanup
 	for n in "${OWN_IMAGES[@]}"; do rbd_gone "$n"; done

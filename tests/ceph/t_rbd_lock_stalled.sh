@@ -20,12 +20,6 @@ IMG=rbd/lockstall
 # shellcheck disable=SC2119  # no [client] lines more
 asok_conf
 SPEC="rbd:$IMG:conf=$T/e2trim.conf:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
-PAUSED_OSD=
-# shellcheck disable=SC2317  # called by the trap
-unpause() { [ -z "$PAUSED_OSD" ] || ceph -c "$C" osd unpause >/dev/null 2>&1; PAUSED_OSD=; }
-# shellcheck disable=SC2317  # called by the trap
-on_exit() { local rc=$?; unpause; ceph_exit "$rc"; }
-trap on_exit EXIT
 
 mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
@@ -48,8 +42,7 @@ waits_on_header() { e2trim_waits_on "rbd_header.$id"; }
 
 PAUSE_STAGE=rbd-lock pause_e2trim "$SPEC"
 assert_eq "$(locks)" "" "locks before e2trim asks for one"
-ceph -c "$C" osd pause >/dev/null 2>&1 || fail "ceph osd pause"
-PAUSED_OSD=1
+cluster_pause
 epoch=$(ceph -c "$C" osd dump --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["epoch"])')
 until_event "e2trim's client with the paused map (epoch $epoch)" has_map
 pause_release 1
@@ -62,7 +55,7 @@ assert_rc 130 "SIGTERM while the lock request is not answered"
 # stop watch ends the process 10 s after a stop and says so)
 ! grep -q "still waiting for the Ceph cluster" "$ERR" ||
 	fail "the lock request did not obey the stop: the command's stop watch ended the process"
-unpause
+cluster_unpause
 assert_eq "$(locks)" "" "locks once the cluster answers again"
 rbd -c "$C" export --no-progress "$IMG" "$T/x.img" >/dev/null 2>&1 || fail "rbd export"
 assert_eq "$(sha_of "$T/x.img")" "$sha0" "the image after the stop"

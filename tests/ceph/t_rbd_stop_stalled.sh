@@ -14,13 +14,6 @@
 own_images stalled
 IMG=rbd/stalled
 SPEC="rbd:$IMG:conf=$C:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
-PAUSED_OSD=
-# shellcheck disable=SC2317  # called by the trap
-unpause() { [ -z "$PAUSED_OSD" ] || ceph -c "$C" osd unpause >/dev/null 2>&1; PAUSED_OSD=; }
-# the cluster answers again for the next test, pass or fail
-# shellcheck disable=SC2317  # called by the trap
-on_exit() { local rc=$?; unpause; ceph_exit "$rc"; }
-trap on_exit EXIT
 
 mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
@@ -31,14 +24,13 @@ locks() { locks_of "$IMG"; }
 pause_e2trim "$SPEC"
 [ -n "$(locks)" ] || fail "e2trim holds no lock at the trim's start"
 kill -TERM "$(cat "$PAUSE.pid")"
-ceph -c "$C" osd pause >/dev/null 2>&1 || fail "ceph osd pause"
-PAUSED_OSD=1
+cluster_pause
 resume_e2trim
 cat "$ERR"
 assert_rc 130 "SIGTERM while the cluster does not answer"
 cmd=$(sed -n "s/.*could not release its exclusive lock.*remove it: \(rbd lock rm .*\)$/\1/p" "$ERR")
 [ -n "$cmd" ] || fail "no rbd lock rm for the lock e2trim could not release"
-unpause
+cluster_unpause
 # the lock is e2trim's, and the command names exactly it
 IFS=$'\t' read -r id owner < <(locks)
 assert_eq "$cmd" "rbd lock rm $IMG '$id' $owner" "the printed command"

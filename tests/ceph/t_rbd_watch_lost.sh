@@ -29,14 +29,11 @@ OSD_ASOK=$CEPH_DIR/run/$osd.asok
 wt() { ceph --admin-daemon "$OSD_ASOK" config get osd_client_watch_timeout |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["osd_client_watch_timeout"])'; }
 WT0=$(wt)
-PAUSED_OSD=
-# shellcheck disable=SC2317  # called by the trap
-unpause() { [ -z "$PAUSED_OSD" ] || ceph -c "$C" osd unpause >/dev/null 2>&1; PAUSED_OSD=; }
 # the cluster answers, with its own watch timeout, for the next test
 # shellcheck disable=SC2317  # called by the trap
 on_exit() {
 	local rc=$?
-	unpause
+	cluster_unpause
 	ceph --admin-daemon "$OSD_ASOK" config set osd_client_watch_timeout "$WT0" >/dev/null 2>&1
 	ceph_exit "$rc"
 }
@@ -68,12 +65,11 @@ ceph --admin-daemon "$OSD_ASOK" config set osd_client_watch_timeout 5 >/dev/null
 E2TRIM_TEST_PAUSE_AT=mid pause_e2trim -v "$SPEC"
 [ -n "$(locks)" ] || fail "e2trim holds no lock while it trims"
 watched || fail "e2trim's watch on the header is not listed"
-ceph -c "$C" osd pause >/dev/null 2>&1 || fail "ceph osd pause"
-PAUSED_OSD=1
+cluster_pause
 until_event "the OSD dropping e2trim's watch" unwatched
 pause_release 1
 until_event "e2trim looking for its own lock" asking_own
-unpause
+cluster_unpause
 resume_e2trim
 cat "$OUT" "$ERR"
 assert_rc 1 "a lock lost to a stalled cluster"
