@@ -13,9 +13,11 @@
  *    backups and reserved GDT blocks, bitmaps, inode tables, MMP block;
  *  - every in-use inode's data, block map (extent tree or indirect
  *    blocks) and extended attribute block.  The journal, resize inode,
- *    quota and orphan files are walked like any other inode; which
- *    inodes are in use and what they own follows e2fsck's pass 1 rules
- *    (verify_rules.c, listed in verify_rules.md).
+ *    quota and orphan files are walked like any other inode (of the
+ *    resize inode's, the backups of the reserved GDT blocks are left to
+ *    the layout, as e2fsck leaves them); which inodes are in use and what
+ *    they own follows e2fsck's pass 1 rules (verify_rules.c, listed in
+ *    verify_rules.md).
  * Block maps are followed through libext2fs's own iterators, except the
  * few extents kept in the inode itself (see verify_inodes.c); the inode
  * tables and inode bitmaps are read in large requests (itable_read.c,

@@ -17,7 +17,21 @@
 
 #include <ext2fs/ext3_extents.h>	/* needs ext2fs.h's types first */
 
-/* Indirect blocks come with a negative blockcnt, data blocks with >= 0. */
+/*
+ * Indirect blocks come with a negative blockcnt, data blocks with >= 0.
+ *
+ * The resize inode's "data" are the backups of the reserved GDT blocks,
+ * which e2fsck's pass 1 does not mark as the inode's (process_block()
+ * marks only its DIND block): it leaves them to the table blocks, the
+ * superblock backups' layout, which verify_ref_metadata() keeps too.  The
+ * two differ on a 1 KiB-block bigalloc filesystem: its first data block
+ * is 0, the primary reserved GDT blocks start a block later than in a
+ * backup group, and the resize inode names every backup one block past
+ * the one reserved for it.  The last such block can open a cluster the
+ * bitmap calls free, which e2fsck -f finds clean and would not change:
+ * marking it refused such a filesystem with advice that could not help.
+ * Its indirect blocks (the primary reserved GDT blocks) are still kept.
+ */
 static int ref_mapped_block(ext2_filsys fs, blk64_t *blocknr,
 			    e2_blkcnt_t blockcnt, blk64_t ref_blk,
 			    int ref_offset, void *priv)
@@ -28,6 +42,8 @@ static int ref_mapped_block(ext2_filsys fs, blk64_t *blocknr,
 	(void)fs;
 	(void)ref_blk;
 	(void)ref_offset;
+	if (v->ino == EXT2_RESIZE_INO && blockcnt >= 0)
+		return 0;
 	v->cb_err = verify_ref(v, *blocknr, 1, who);
 	return v->cb_err ? BLOCK_ABORT : 0;
 }

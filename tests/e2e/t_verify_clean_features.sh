@@ -110,6 +110,24 @@ sweep 32M "orphan_file" -t ext4 -O orphan_file
 FSCK_FIRST=1 sweep 32M "quota with project" -t ext4 -I 256 -O quota,project
 sweep 64M "bigalloc" -t ext4 -O bigalloc -C 16384
 sweep 32M "bigalloc, 1k blocks" -t ext4 -b 1024 -O bigalloc -C 16384
+# Two groups: with 1 KiB blocks bigalloc puts the first data block at 0,
+# and the resize inode names each backup of the reserved GDT blocks one
+# block further on than the layout reserves it.  At 157 MiB the 78
+# reserved GDT blocks of group 1 end on a cluster's last block, so the
+# last backup the resize inode names opens a cluster the bitmap calls
+# free; e2fsck -fn is clean (it marks only the resize inode's DIND block).
+sweep 157M "bigalloc, 1k blocks, two groups" -t ext4 -b 1024 -O bigalloc -C 16384
+dumpe2fs -h "$img" 2>/dev/null | grep -q "^Reserved GDT blocks: *78$" ||
+	fail "bigalloc, 1k blocks, two groups: not 78 reserved GDT blocks"
+# ...while the resize inode's DIND block, which e2fsck marks, stays its own
+dind=$(dfs_read "$img" "stat <7>" | sed -n 's/^(DIND):\([0-9]*\).*/\1/p')
+[ -n "$dind" ] || fail "the resize inode has no DIND block"
+debugfs -w -R "freeb $dind" "$img" >/dev/null 2>&1
+run_e2trim -n "$img"
+assert_rc 19 "resize inode's DIND block $dind marked free"
+assert_grep "indirect block of inode 7 (resize inode)" "$ERR" "DIND block marked free"
+debugfs -w -R "setb $dind" "$img" >/dev/null 2>&1
+clean "$img" "bigalloc, 1k blocks, two groups (DIND marked in use again)"
 sweep 32M "meta_bg" -t ext4 -b 1024 -O meta_bg,^resize_inode
 sweep 32M "sparse_super2" -t ext4 -b 1024 -O sparse_super2
 sweep 32M "no flex_bg" -t ext4 -b 1024 -O ^flex_bg
