@@ -5,7 +5,7 @@
 # frees nothing more and trims only what rbd diff calls allocated, -v and
 # --json carry rbd du's numbers.
 . "$(dirname "$0")/ceph_lib.sh"
-own_images aged
+own_images aged bigalloc1k
 IMG=rbd/aged
 SPEC="rbd:$IMG:conf=$C"
 
@@ -124,4 +124,17 @@ PY
 files_sha "$IMG" >"$T/sha.again"
 diff "$T/sha.before" "$T/sha.again" || fail "a file changed in the second run"
 rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
+
+# 1 KiB blocks with bigalloc and two descriptor blocks (at 2 and 3, where
+# ext2fs_descriptor_block_loc2() says 2 and 2): the descriptors read again
+# under the lock are those libext2fs read (before: every run refused, 26)
+mkfs "$T/b.img" 40M -t ext4 -b 1024 -O bigalloc -C 2048 -g 1024
+dumpe2fs "$T/b.img" 2>/dev/null | grep -q "Group descriptors at 2-3$" ||
+	fail "bigalloc 1k: the descriptors are not at 2-3"
+rbd -c "$C" import --no-progress "$T/b.img" rbd/bigalloc1k || fail "rbd import"
+"$E2TRIM" "rbd:rbd/bigalloc1k:conf=$C" >"$OUT" 2>"$ERR"; RC=$?
+assert_rc 0 "e2trim on 1 KiB-block bigalloc with two descriptor blocks"
+rbd -c "$C" export --no-progress rbd/bigalloc1k "$T/b.out" >/dev/null 2>&1 || fail "rbd export"
+e2fsck -fn "$T/b.out" >"$T/fsck.log" 2>&1 || { cat "$T/fsck.log"; fail "e2fsck -fn after"; }
+rbd -c "$C" rm --no-progress rbd/bigalloc1k >/dev/null 2>&1
 exit 0
