@@ -4,7 +4,8 @@
  *
  *   - is a range of blocks (or bytes) inside another, or the filesystem;
  *     do two ranges overlap;
- *   - what a group's descriptor says about its tables, group by group;
+ *   - what a group's descriptor says about its tables, group by group,
+ *     and where each block of the descriptors lies;
  *   - does a free run move a walk forward ("the source did not advance").
  *
  * All of them are asked of numbers read off a disk that may be damaged,
@@ -83,6 +84,33 @@ static inline int group_tables_next(ext2_filsys fs, dgrp_t g,
 /* Every group @g, in order, with @gt its descriptor's tables. */
 #define for_each_group_tables(fs, g, gt) \
 	for ((g) = 0; group_tables_next((fs), (g), (gt)); (g)++)
+
+/*
+ * The block ext2fs_open2() read descriptor block @i from: the bytes of
+ * fs->group_desc from @i * blocksize on.  It reads those before the
+ * first meta_bg in one piece, right after the superblock's block, and
+ * asks ext2fs_descriptor_block_loc2() only for the meta_bg ones.  The
+ * two disagree on a 1 KiB-block bigalloc filesystem: its first data
+ * block is 0, the superblock is in block 1 and the descriptors start at
+ * 2, but ext2fs_descriptor_block_loc2() adds that block only to
+ * descriptor block 0 (libext2fs 1.45 to 1.47) and so puts block 1 at 2
+ * as well.  A look that read descriptor block 1 from there compared the
+ * copy's second block with the medium's first, and stopped every real
+ * run of such a filesystem with two descriptor blocks (26, "written by
+ * another program").
+ */
+static inline blk64_t fs_desc_block(ext2_filsys fs, dgrp_t i)
+{
+	blk64_t first = fs->super->s_first_data_block;
+	dgrp_t contiguous = fs->desc_blocks;
+
+	if (ext2fs_has_feature_meta_bg(fs->super) &&
+	    fs->super->s_first_meta_bg < contiguous)
+		contiguous = fs->super->s_first_meta_bg;
+	if (i >= contiguous)
+		return ext2fs_descriptor_block_loc2(fs, first, i);
+	return first + (first == 0 && fs->blocksize == 1024) + 1 + i;
+}
 
 /*
  * Does a free run [start, end), found by a walk standing at @from, move

@@ -248,30 +248,3 @@ void open_fs_geometry(struct e2trim *t)
 	r->range_len_bytes = UINT64_MAX;
 	r->range_minlen_bytes = 0;
 }
-
-/*
- * ext2fs_open2() reads the descriptor blocks before the first meta_bg in
- * one piece, right after the superblock's block, and asks
- * ext2fs_descriptor_block_loc2() only for the meta_bg ones.  The two
- * disagree on a 1 KiB-block bigalloc filesystem: its first data block
- * is 0, the superblock is in block 1 and the descriptors start at 2,
- * but ext2fs_descriptor_block_loc2() adds that block only to descriptor
- * block 0 (libext2fs 1.45 to 1.47), so it puts block 1 at 2 again.  A
- * look that read descriptor block 1 from there compared the second
- * block of the copy with the first on the medium and stopped every real
- * run of such a filesystem with more than one descriptor block (26,
- * "written by another program").  So the contiguous ones are placed as
- * ext2fs_open2() reads them.
- */
-blk64_t open_fs_desc_block(ext2_filsys fs, dgrp_t i)
-{
-	blk64_t first = fs->super->s_first_data_block;
-	dgrp_t contiguous = fs->desc_blocks;
-
-	if (ext2fs_has_feature_meta_bg(fs->super) &&
-	    fs->super->s_first_meta_bg < contiguous)
-		contiguous = fs->super->s_first_meta_bg;
-	if (i >= contiguous)
-		return ext2fs_descriptor_block_loc2(fs, first, i);
-	return first + (first == 0 && fs->blocksize == 1024) + 1 + i;
-}

@@ -18,10 +18,4 @@ errcode_t open_fs(struct e2trim *t);
 /* What the result says of the filesystem, once open_fs() opened it. */
 void open_fs_geometry(struct e2trim *t);
 
-/*
- * The block ext2fs_open2() read descriptor block @i from: the bytes of
- * fs->group_desc from @i * blocksize on.
- */
-blk64_t open_fs_desc_block(ext2_filsys fs, dgrp_t i);
-
 #endif /* E2TRIM_OPEN_FS_H */

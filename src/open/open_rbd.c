@@ -39,7 +39,7 @@
 
 #include "e2trim_int.h"
 #include "image_rbd.h"
-#include "open_fs.h"
+#include "walk.h"
 #include "open_rbd.h"
 #include "rbd_io.h"
 
@@ -300,7 +300,7 @@ static int same_descriptors(struct e2trim *t)
 	if (!buf)
 		return 0;
 	for (i = 0; same && i < fs->desc_blocks; i++) {
-		blk = open_fs_desc_block(fs, i);
+		blk = fs_desc_block(fs, i);
 		same = !io_channel_read_blk64(fs->io, blk, 1, buf) &&
 		       !memcmp(buf, (char *)fs->group_desc +
 			       (size_t)i * fs->blocksize, fs->blocksize);

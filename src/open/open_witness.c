@@ -47,7 +47,7 @@
 #include <linux/fs.h>
 
 #include "e2trim_int.h"
-#include "open_fs.h"
+#include "walk.h"
 #include "open_witness.h"
 
 /* A look is due once this has passed since the last, at the least. */
@@ -126,7 +126,7 @@ static errcode_t list_ranges(struct e2trim *t, struct open_witness *w)
 	err = add_range(w, t->offset_bytes + SUPERBLOCK_OFFSET,
 			SUPERBLOCK_SIZE, "the superblock", 0);
 	for (i = 0; i < fs->desc_blocks && !err; i++)
-		err = add_blocks(t, w, open_fs_desc_block(fs, i),
+		err = add_blocks(t, w, fs_desc_block(fs, i),
 				 "the group descriptors");
 	if (!err && ext2fs_has_feature_mmp(fs->super) &&
 	    fs->super->s_mmp_block)
