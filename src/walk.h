@@ -88,28 +88,31 @@ static inline int group_tables_next(ext2_filsys fs, dgrp_t g,
 /*
  * The block ext2fs_open2() read descriptor block @i from: the bytes of
  * fs->group_desc from @i * blocksize on.  It reads those before the
- * first meta_bg in one piece, right after the superblock's block, and
- * asks ext2fs_descriptor_block_loc2() only for the meta_bg ones.  The
- * two disagree on a 1 KiB-block bigalloc filesystem: its first data
- * block is 0, the superblock is in block 1 and the descriptors start at
- * 2, but ext2fs_descriptor_block_loc2() adds that block only to
- * descriptor block 0 (libext2fs 1.45 to 1.47) and so puts block 1 at 2
- * as well.  A look that read descriptor block 1 from there compared the
- * copy's second block with the medium's first, and stopped every real
- * run of such a filesystem with two descriptor blocks (26, "written by
- * another program").
+ * first meta_bg in one piece, from where group 0's layout puts them
+ * (ext2fs_super_and_bgd_loc2()), and asks ext2fs_descriptor_block_loc2()
+ * only for the meta_bg ones.  Asked for the others too, the latter is
+ * wrong on a 1 KiB-block bigalloc filesystem: the first data block is 0,
+ * the superblock in block 1, the descriptors from block 2, but it adds
+ * that shift only to descriptor block 0 (libext2fs 1.45 to 1.47) and so
+ * puts block 1 at 2 as well.  A look that read descriptor block 1 from
+ * there compared the copy's second block with the medium's first, and
+ * stopped every real run of such a filesystem with two descriptor blocks
+ * (26, "written by another program").
  */
 static inline blk64_t fs_desc_block(ext2_filsys fs, dgrp_t i)
 {
-	blk64_t first = fs->super->s_first_data_block;
+	blk64_t super, old_desc, new_desc;
 	dgrp_t contiguous = fs->desc_blocks;
+	blk_t used;
 
 	if (ext2fs_has_feature_meta_bg(fs->super) &&
 	    fs->super->s_first_meta_bg < contiguous)
 		contiguous = fs->super->s_first_meta_bg;
 	if (i >= contiguous)
-		return ext2fs_descriptor_block_loc2(fs, first, i);
-	return first + (first == 0 && fs->blocksize == 1024) + 1 + i;
+		return ext2fs_descriptor_block_loc2(fs,
+				fs->super->s_first_data_block, i);
+	ext2fs_super_and_bgd_loc2(fs, 0, &super, &old_desc, &new_desc, &used);
+	return old_desc + i;
 }
 
 /*
