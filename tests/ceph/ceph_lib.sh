@@ -72,7 +72,7 @@ trap ceph_exit EXIT
 # answered) ends the test with a message instead of hanging the suite.
 # Generous (CEPH_E2TRIM_GUARD seconds, 600): never a timing assertion.
 # timeout passes SIGTERM and SIGINT on to e2trim, so a test's kill -TERM
-# reaches it.  E2TRIM_RUNS (tests/mutate-code/run.py), a folder: a line
+# reaches it (once timeout has run: e2trim_term where the order matters).  E2TRIM_RUNS (tests/mutate-code/run.py), a folder: a line
 # in E2TRIM_RUNS/TEST for each run of e2trim by TEST, so that a test
 # that failed before e2trim ever ran is not counted as a kill.
 E2TRIM_REAL=$E2TRIM
@@ -132,6 +132,38 @@ except ValueError:
 obj, op = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
 sys.exit(not any(o.get("object_id") == obj and (not op or (
     len(o.get("osd_ops", [])) == 1 and o["osd_ops"][0].startswith(op))) for o in ops))' "$@"
+}
+
+# osd_epoch: the cluster's OSD map epoch now (after cluster_pause: the
+# paused map's)
+osd_epoch() {
+	ceph -c "$C" osd dump --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["epoch"])'
+}
+
+# e2trim_term: SIGTERM to the e2trim pause_e2trim holds, itself rather
+# than its guard.  Through the guard the signal arrives once timeout(1)
+# has passed it on, which can be after a resume_e2trim that follows at
+# once: e2trim then went past its looks at the stop first.  Sent to
+# e2trim, it is pending on its main thread (the kernel's choice for a
+# signal to the process, which that thread does not block) when kill
+# returns, and handled before the pause point's read returns.
+e2trim_term() {
+	local pid
+	pid=$(pgrep -P "$(cat "$PAUSE.pid")" -x e2trim) || fail "no e2trim under the guard"
+	kill -TERM "$pid"
+}
+
+# e2trim_has_map EPOCH: e2trim's client (asok_conf) has OSD map EPOCH or
+# a newer one: after cluster_pause, it holds its requests from then on
+# shellcheck disable=SC2317  # called through until_event
+e2trim_has_map() {
+	ceph --admin-daemon "$T/e2trim.asok" perf dump objecter 2>/dev/null | python3 -c '
+import json, sys
+try:
+    e = json.load(sys.stdin)["objecter"]["map_epoch"]
+except (ValueError, KeyError):
+    sys.exit(1)
+sys.exit(e < int(sys.argv[1]))' "$1"
 }
 
 # until_event WHAT CMD...: poll CMD under a generous guard (never a

@@ -28,23 +28,13 @@ sha0=$(sha_of "$T/fs.img")
 id=$(image_id "$IMG")
 locks() { locks_of "$IMG"; }
 # shellcheck disable=SC2317  # called through until_event
-has_map() {
-	ceph --admin-daemon "$T/e2trim.asok" perf dump objecter 2>/dev/null | python3 -c '
-import json, sys
-try:
-    e = json.load(sys.stdin)["objecter"]["map_epoch"]
-except (ValueError, KeyError):
-    sys.exit(1)
-sys.exit(e < int(sys.argv[1]))' "$epoch"
-}
-# shellcheck disable=SC2317  # called through until_event
 waits_on_header() { e2trim_waits_on "rbd_header.$id"; }
 
 PAUSE_STAGE=rbd-lock pause_e2trim "$SPEC"
 assert_eq "$(locks)" "" "locks before e2trim asks for one"
 cluster_pause
-epoch=$(ceph -c "$C" osd dump --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["epoch"])')
-until_event "e2trim's client with the paused map (epoch $epoch)" has_map
+epoch=$(osd_epoch)
+until_event "e2trim's client with the paused map (epoch $epoch)" e2trim_has_map "$epoch"
 pause_release 1
 until_event "e2trim's lock request waiting" waits_on_header
 kill -TERM "$(cat "$PAUSE.pid")"

@@ -1,19 +1,26 @@
 #!/bin/bash
 # A stop while the cluster does not answer (issue 46, points 3 and 4):
-# e2trim holds the image's exclusive lock (held at the trim's start), is
-# sent SIGTERM, and the cluster stops answering (`ceph osd pause`: every
-# client's requests wait, as with OSDs gone) before it goes on.  The name
-# sets librados' timeouts to 0 (none), so only e2trim's own wait bounds
-# the release of its lock: it must end with 130 within seconds (the
-# guard's 30 s after a signal are generous), say that its lock could not
-# be released and give the exact `rbd lock rm` for it.  Once the cluster
-# answers again that command, run as printed, leaves no lock, and the
-# image is as imported (nothing was trimmed).
+# e2trim holds the image's exclusive lock (held at the trim's start), the
+# cluster stops answering (`ceph osd pause`: every client's requests
+# wait, as with OSDs gone), and once e2trim's own client has the paused
+# map (its objecter's map_epoch, through its admin socket: an event) it
+# is sent SIGTERM, itself (e2trim_term), and goes on.  The stop comes
+# after the pause, not before: the command's stop watch ends the process
+# 10 s after a stop, and a `ceph osd pause` slow under load counted in
+# those 10 s once (the watch, not the library, ended it, and no `rbd lock
+# rm` was printed).  The name sets librados' timeouts to 0 (none), so only
+# e2trim's own wait bounds the release of its lock: it must end with 130,
+# say that its lock could not be released and give the exact `rbd lock
+# rm` for it.  Once the cluster answers again that command, run as
+# printed, leaves no lock, and the image is as imported (nothing was
+# trimmed).
 # e2e: no-sanitize (the stuck connection is left to the process's end on purpose: librbd's own objects then read as leaks)
 . "$(dirname "$0")/ceph_lib.sh"
 own_images stalled
 IMG=rbd/stalled
-SPEC="rbd:$IMG:conf=$C:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
+# shellcheck disable=SC2119  # no [client] lines more
+asok_conf
+SPEC="rbd:$IMG:conf=$T/e2trim.conf:rados_osd_op_timeout=0:rados_mon_op_timeout=0:client_mount_timeout=0"
 
 mkfs "$T/fs.img" 128M -t ext4 -b 4096
 age "$T/fs.img" 5
@@ -23,8 +30,10 @@ locks() { locks_of "$IMG"; }
 
 pause_e2trim "$SPEC"
 [ -n "$(locks)" ] || fail "e2trim holds no lock at the trim's start"
-kill -TERM "$(cat "$PAUSE.pid")"
 cluster_pause
+epoch=$(osd_epoch)
+until_event "e2trim's client with the paused map (epoch $epoch)" e2trim_has_map "$epoch"
+e2trim_term
 resume_e2trim
 cat "$ERR"
 assert_rc 130 "SIGTERM while the cluster does not answer"
