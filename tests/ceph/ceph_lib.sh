@@ -140,8 +140,8 @@ osd_epoch() {
 	ceph -c "$C" osd dump --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["epoch"])'
 }
 
-# e2trim_term: SIGTERM to the e2trim pause_e2trim holds, itself rather
-# than its guard.  Through the guard the signal arrives once timeout(1)
+# e2trim_term [GUARD_PID]: SIGTERM to the held e2trim (pause_e2trim's,
+# or the one GUARD_PID runs), itself rather than its guard.  Through the guard the signal arrives once timeout(1)
 # has passed it on, which can be after a resume_e2trim that follows at
 # once: e2trim then went past its looks at the stop first.  Sent to
 # e2trim, it is pending on its main thread (the kernel's choice for a
@@ -149,7 +149,7 @@ osd_epoch() {
 # returns, and handled before the pause point's read returns.
 e2trim_term() {
 	local pid
-	pid=$(pgrep -P "$(cat "$PAUSE.pid")" -x e2trim) || fail "no e2trim under the guard"
+	pid=$(pgrep -P "${1:-$(cat "$PAUSE.pid")}" -x e2trim) || fail "no e2trim under the guard"
 	kill -TERM "$pid"
 }
 

@@ -33,6 +33,7 @@ pause_e2trim "$SPEC"
 cluster_pause
 epoch=$(osd_epoch)
 until_event "e2trim's client with the paused map (epoch $epoch)" e2trim_has_map "$epoch"
+# shellcheck disable=SC2119  # pause_e2trim's e2trim
 e2trim_term
 resume_e2trim
 cat "$ERR"

@@ -89,7 +89,8 @@ PY
 	rbd -c "$C" rm --no-progress "$IMG" >/dev/null 2>&1
 done
 
-# SIGTERM at each pause point: nothing held after
+# SIGTERM at each pause point (to e2trim itself: e2trim_term), nothing
+# held after
 rbd -c "$C" import --no-progress "$T/fs.img" "$IMG" || fail "rbd import"
 for at in verifying@start verifying trimming@start trimming; do
 	pause_arm "$at"
@@ -105,7 +106,7 @@ for at in verifying@start verifying trimming@start trimming; do
 	*) held=1 ;;
 	esac
 	assert_eq "$(lock_count)" "$held" "$at: e2trim's lock while it runs"
-	kill -TERM "$run"
+	e2trim_term "$run"
 	pause_release 1
 	wait "$run"; RC=$?
 	pause_disarm
